@@ -1,0 +1,1355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsc_timer.h - cheap, correctly ordered timestamps and exact tick conversion.
+ * One header, C99/C++11 or later, no build step, no macro needed to use it.
+ *
+ * USAGE
+ *
+ *     #include "tsc_timer.h"
+ *
+ *     uint64_t t0 = tsc_ticks_before();        // fenced: nothing before leaks in
+ *     work();
+ *     uint64_t t1 = tsc_ticks_after();         // fenced: nothing after leaks in
+ *     uint64_t ticks = t1 - t0 - tsc_overhead_ticks();   // or tsc_sub_overhead()
+ *     printf("%llu ticks = %llu ns\n", (unsigned long long)ticks,
+ *            (unsigned long long)tsc_ticks_to_ns(ticks));
+ *
+ * The first conversion calibrates the counter once for the whole process
+ * (about 8 ms of busy-waiting on x86; nothing on platforms whose counter
+ * frequency is architectural). Call tsc_ticks_per_second() at start-up to
+ * take that cost where it suits you.
+ *
+ * COUNTERS (chosen once, below, in "Platform choice")
+ *
+ *   x86-64, i386   TSC. Before a region LFENCE;RDTSC;LFENCE, after it
+ *                  RDTSCP;LFENCE (LFENCE;RDTSC;LFENCE where CPUID denies
+ *                  RDTSCP). Frequency measured against CLOCK_MONOTONIC (QPC
+ *                  on Windows). If Linux forbids RDTSC for the process
+ *                  (prctl PR_SET_TSC) the OS clock is read instead.
+ *   AArch64        CNTVCT_EL0 after ISB; frequency CNTFRQ_EL0 (exact).
+ *   ARMv7 Linux    CNTVCT where the kernel runs the generic timer (it then
+ *                  sets HWCAP_EVTSTRM); frequency CNTFRQ (exact). Else the
+ *                  OS clock.
+ *   PPC64, PPC32   time base; frequency from glibc, measured where it is 0.
+ *   RISC-V         rdtime (never rdcycle: Linux 6.6 made it trap);
+ *                  frequency measured.
+ *   s390x          STCKF, TOD clock: exactly 4096 units per microsecond.
+ *   LoongArch64    rdtime.d; frequency from CPUCFG words 4 and 5 (exact).
+ *   Apple, non-x86 mach_absolute_time; mach_timebase_info (exact).
+ *   Windows,non-x86 QueryPerformanceCounter; QueryPerformanceFrequency.
+ *   anything else  clock_gettime(CLOCK_MONOTONIC) in ns; 1e9 (exact).
+ *
+ * CONFIGURATION (define before including; every unit of a program alike)
+ *
+ *   TSC_TIMER_FORCE_FALLBACK  read the OS clock everywhere (tests that path).
+ *   TSC_TIMER_NO_RDTSCP       never execute RDTSCP, whatever CPUID says.
+ *   TSC_CALIBRATION_SECONDS   busy-wait of the first-use calibration
+ *                             (default 0.008).
+ *
+ * SHARING ONE CALIBRATION
+ *
+ * Every function is static inline; the process-wide state (counter mode,
+ * frequency, conversion factors) is one weak symbol, tsc__g (selectany on
+ * Windows), so all units of a program that include this header share it and
+ * the linker keeps one copy. A shared library built with hidden visibility
+ * gets its own copy (and so calibrates once more). The state is guarded by a
+ * sequence lock, so a recalibration is seen whole or not at all.
+ *
+ * The RDTSC permission (prctl) is checked once per process, at first use.
+ */
+#ifndef TSC_TIMER_H
+#define TSC_TIMER_H
+
+#define TSC_TIMER_VERSION_MAJOR 1
+#define TSC_TIMER_VERSION_MINOR 0
+#define TSC_TIMER_VERSION_PATCH 0
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+#include <errno.h>
+
+#ifndef TSC_CALIBRATION_SECONDS
+#define TSC_CALIBRATION_SECONDS 0.008
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Platform choice: the one place that picks the counter.                   */
+/* ------------------------------------------------------------------------ */
+
+#if defined(_WIN32)
+#define TSC__WINDOWS 1
+#elif defined(__APPLE__)
+#define TSC__APPLE 1
+#elif defined(__linux__)
+#define TSC__LINUX 1
+#endif
+
+#if defined(TSC_TIMER_FORCE_FALLBACK)
+#define TSC__OSCLOCK 1
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define TSC__X86 1
+#define TSC__X86_GNU 1
+#elif (defined(_M_X64) || defined(_M_IX86)) && defined(_MSC_VER)
+#define TSC__X86 1
+#define TSC__X86_MSVC 1
+#elif defined(TSC__APPLE)
+#define TSC__MACH 1
+#elif defined(TSC__WINDOWS)
+#define TSC__QPC 1
+#elif defined(__aarch64__) && defined(__GNUC__)
+#define TSC__AARCH64 1
+#elif defined(__arm__) && defined(__GNUC__) && defined(TSC__LINUX) && \
+    (defined(__ARM_ARCH_7A__) || (defined(__ARM_ARCH) && __ARM_ARCH >= 7 && \
+     defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A'))
+#define TSC__ARMV7 1
+#elif (defined(__powerpc64__) || defined(__ppc64__)) && defined(__GNUC__)
+#define TSC__PPC64 1
+#elif (defined(__powerpc__) || defined(__ppc__)) && defined(__GNUC__)
+#define TSC__PPC32 1
+#elif defined(__riscv) && defined(__GNUC__)
+#define TSC__RISCV 1
+#elif defined(__s390x__) && defined(__GNUC__)
+#define TSC__S390X 1
+#elif defined(__loongarch64) && defined(__GNUC__)
+#define TSC__LOONGARCH 1
+#else
+#define TSC__OSCLOCK 1
+#endif
+
+/* Counters whose frequency no register states: they are measured. The OS
+ * clock fallback on x86 (RDTSC forbidden) is decided at run time. */
+#if defined(TSC__X86) || defined(TSC__PPC64) || defined(TSC__PPC32) || \
+    defined(TSC__RISCV)
+#define TSC__MEASURED 1
+#endif
+
+#if defined(TSC__WINDOWS)
+#include <windows.h>
+#if defined(TSC__X86_MSVC)
+#include <intrin.h>
+#endif
+#else
+#include <time.h>
+#endif
+#if defined(TSC__X86_GNU)
+#include <cpuid.h>
+#endif
+#if defined(TSC__LINUX)
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#if defined(TSC__ARMV7)
+#include <sys/auxv.h>
+#endif
+#endif
+#if defined(TSC__APPLE)
+#include <mach/mach_time.h>
+#endif
+#if (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
+#include <sys/platform/ppc.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Public API                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* What the CPU and OS say about the counter. 1 = yes, 0 = no. Fields that do
+ * not apply to this platform are 0. */
+struct tsc_features {
+    int has_counter;         /* a user-readable hardware counter is used     */
+    int has_tsc;             /* x86: CPUID.1:EDX[4]                          */
+    int has_rdtscp;          /* x86: CPUID.80000001h:EDX[27] (may lie: VMs)  */
+    int has_invariant_tsc;   /* x86: CPUID.80000007h:EDX[8], constant rate   */
+    int os_allows_counter;   /* Linux x86: prctl(PR_GET_TSC) == PR_TSC_ENABLE */
+    int hypervisor;          /* x86: CPUID.1:ECX[31]                         */
+    int uses_rdtscp;         /* tsc_ticks_after() executes RDTSCP            */
+    int frequency_is_architectural; /* exact from a register/OS, not measured */
+    double cpuid_15_hz;      /* x86: crystal x EBX/EAX from leaf 0x15, or 0   */
+    double cpuid_16_hz;      /* x86: base MHz from leaf 0x16 (nominal), or 0  */
+    double hypervisor_hz;    /* x86: leaf 0x40000010 EAX kHz, or 0           */
+    double architectural_hz; /* the exact frequency where there is one, or 0 */
+};
+
+/* One calibration: what was found and how well. */
+struct tsc_calibration {
+    double ticks_per_second; /* counter frequency, Hz                        */
+    double uncertainty_ppm;  /* bound on the error vs the reference clock    */
+    double seconds_spent;    /* wall time the calibration took               */
+    const char *method;      /* e.g. "measured against CLOCK_MONOTONIC"      */
+    uint64_t samples;        /* bracketed clock reads used (0: architectural) */
+    uint64_t bracket_ticks;  /* narrowest counter|clock|counter bracket      */
+};
+
+/* Counter read to take before a region: later instructions cannot start
+ * before it, earlier ones have completed. Ticks; ~10-25 ns on x86. */
+static inline uint64_t tsc_ticks_before(void);
+/* Counter read to take after a region: the region has completed before it,
+ * later instructions cannot start before it. Ticks. */
+static inline uint64_t tsc_ticks_after(void);
+/* As tsc_ticks_after(), and stores the CPU it ran on (UINT32_MAX if unknown)
+ * in *cpu: from RDTSCP's TSC_AUX on Linux x86, else sched_getcpu(). */
+static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu);
+/* As tsc_ticks_before(), plus the CPU, for samples that must not migrate. */
+static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu);
+/* Which counter this process reads, e.g. "x86 TSC (RDTSCP)". */
+static inline const char *tsc_counter_name(void);
+/* CPU and OS facts about the counter (CPUID; costs microseconds in a VM). */
+static inline struct tsc_features tsc_features(void);
+/* Counter frequency in Hz. The first call in the process calibrates
+ * (TSC_CALIBRATION_SECONDS) unless the frequency is architectural; later
+ * calls cost a few loads. Thread-safe: concurrent first callers all wait for
+ * the one calibration and get the same value. */
+static inline double tsc_ticks_per_second(void);
+/* Measures the frequency over `seconds` of busy-waiting (or takes the
+ * architectural one at once) and makes it the one every conversion uses.
+ * 0 on success; -EINVAL for seconds <= 0, NaN, infinite or above 60, or a
+ * NULL out, and then nothing changes. */
+static inline int tsc_calibrate(double seconds, struct tsc_calibration *out);
+/* The calibration behind the frequency in use (calibrating if none yet).
+ * 0, or -EINVAL for a NULL out. */
+static inline int tsc_current_calibration(struct tsc_calibration *out);
+/* Ticks to nanoseconds, rounded to nearest: within 1 ns of ticks*1e9/Hz for
+ * every 64-bit input, UINT64_MAX where the result does not fit. A 128-bit
+ * multiply; ~1-2 ns. */
+static inline uint64_t tsc_ticks_to_ns(uint64_t ticks);
+/* Ticks to seconds, as a double. */
+static inline double tsc_ticks_to_seconds(uint64_t ticks);
+/* Nanoseconds to ticks, rounded to nearest, saturating at UINT64_MAX. */
+static inline uint64_t tsc_ns_to_ticks(uint64_t ns);
+/* Ticks of an empty before/after region (the minimum of 2048), measured once
+ * per process and cached. Subtract it to time short regions. */
+static inline uint64_t tsc_overhead_ticks(void);
+/* ticks - tsc_overhead_ticks(), or 0 where that would go below zero. */
+static inline uint64_t tsc_sub_overhead(uint64_t ticks);
+
+/* ------------------------------------------------------------------------ */
+/* Implementation. Everything below is private (tsc__ prefix).              */
+/* ------------------------------------------------------------------------ */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TSC__LIKELY(x) __builtin_expect(!!(x), 1)
+#define TSC__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TSC__NOINLINE __attribute__((noinline, cold, unused))
+#else
+#define TSC__LIKELY(x) (x)
+#define TSC__UNLIKELY(x) (x)
+#define TSC__NOINLINE __declspec(noinline)
+#endif
+
+/* How tsc_ticks_* read the counter; decided at first use. */
+enum {
+    TSC__MODE_UNKNOWN = 0,
+    TSC__MODE_RDTSCP = 1,   /* x86: after = RDTSCP;LFENCE                  */
+    TSC__MODE_RDTSC = 2,    /* x86: after = LFENCE;RDTSC;LFENCE            */
+    TSC__MODE_OS = 3,       /* OS clock: RDTSC forbidden or missing        */
+    TSC__MODE_NATIVE = 4    /* this platform's own counter (non-x86)       */
+};
+
+/* Where the frequency in use came from (index into tsc__method_names). */
+enum {
+    TSC__SRC_NONE, TSC__SRC_MEASURED_MONO, TSC__SRC_MEASURED_QPC,
+    TSC__SRC_OS_NS, TSC__SRC_CNTFRQ, TSC__SRC_QPF, TSC__SRC_MACH,
+    TSC__SRC_TOD, TSC__SRC_CPUCFG, TSC__SRC_PPC_GLIBC
+};
+
+static inline const char *tsc__method_name(uint32_t src)
+{
+    static const char *const names[] = {
+        "none", "measured against CLOCK_MONOTONIC",
+        "measured against QueryPerformanceCounter",
+        "architectural: OS clock nanoseconds", "architectural: CNTFRQ",
+        "architectural: QueryPerformanceFrequency",
+        "architectural: mach_timebase_info",
+        "architectural: s390x TOD clock, 4096 per microsecond",
+        "architectural: LoongArch CPUCFG 4 and 5",
+        "glibc __ppc_get_timebase_freq"};
+    return src < sizeof names / sizeof names[0] ? names[src] : "unknown";
+}
+
+/* Process-wide state. Fields after `seq` are written only under the
+ * sequence lock and read only through tsc__read_conv(). */
+struct tsc__state {
+    uint32_t mode;      /* TSC__MODE_*                                      */
+    uint32_t once;      /* default calibration: 0 not started, 1 started    */
+    uint32_t seq;       /* 0 no frequency yet; odd while being written      */
+    uint32_t overhead;  /* empty-region ticks + 1; 0 until measured         */
+    uint64_t hz;        /* double bits: ticks per second                    */
+    uint64_t sec;       /* double bits: seconds per tick                    */
+    uint64_t ns_hi, ns_lo; /* nanoseconds per tick, 64.64 fixed point       */
+    uint64_t tk_hi, tk_lo; /* ticks per nanosecond, 64.64 fixed point       */
+    uint64_t unc;       /* double bits: uncertainty, ppm                    */
+    uint64_t spent;     /* double bits: seconds the calibration took        */
+    uint64_t samples, bracket;
+    uint64_t src;       /* TSC__SRC_*                                       */
+};
+
+#if defined(_MSC_VER) || defined(__MINGW32__) || defined(__CYGWIN__)
+#define TSC__SHARED __declspec(selectany)
+#else
+#define TSC__SHARED __attribute__((weak))
+#endif
+#ifdef __cplusplus
+TSC__SHARED struct tsc__state tsc__g = {};
+#else
+TSC__SHARED struct tsc__state tsc__g = {0};
+#endif
+
+/* --- atomics: GCC/Clang builtins, or MSVC volatile on x86 (TSO) --------- */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TSC__LD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define TSC__ST32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define TSC__RLX32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
+{
+    return __atomic_compare_exchange_n(p, &expect, want, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define TSC__LD64(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define TSC__ST64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#else /* 32-bit: no cheap 64-bit atomics; the sequence lock catches tears */
+#define TSC__LD64(p) (*(volatile uint64_t *)(p))
+#define TSC__ST64(p, v) (*(volatile uint64_t *)(p) = (v))
+#endif
+#else
+#define TSC__LD32(p) (_ReadWriteBarrier(), *(volatile uint32_t *)(p))
+#define TSC__ST32(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
+#define TSC__RLX32(p) (*(volatile uint32_t *)(p))
+#define TSC__LD64(p) (_ReadWriteBarrier(), *(volatile uint64_t *)(p))
+#define TSC__ST64(p, v) (_ReadWriteBarrier(), *(volatile uint64_t *)(p) = (v))
+static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
+{
+    return (uint32_t)_InterlockedCompareExchange((volatile long *)p,
+                                                 (long)want, (long)expect) ==
+           expect;
+}
+#endif
+
+static inline void tsc__pause(void)
+{
+#if defined(TSC__X86_GNU)
+    __asm__ __volatile__("pause");
+#elif defined(TSC__X86_MSVC)
+    _mm_pause();
+#endif
+}
+
+static inline uint64_t tsc__dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+static inline double tsc__bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* --- the OS clock: nanoseconds, and the calibration reference ----------- */
+
+#if defined(TSC__LINUX) && !defined(CLOCK_MONOTONIC)
+/* Strict ISO modes (-std=c99) hide clock_gettime. Bind to the symbol under
+ * a private name with the layout every Linux libc gives its legacy
+ * clock_gettime: two longs. */
+struct tsc__timespec { long tv_sec; long tv_nsec; };
+extern int tsc__clock_gettime(int, struct tsc__timespec *) __asm__("clock_gettime");
+#define TSC__CLOCK_MONOTONIC 1
+#define TSC__CLOCK_REALTIME 0
+#define TSC__TIMESPEC struct tsc__timespec
+#define TSC__CLOCK_GETTIME tsc__clock_gettime
+#elif !defined(TSC__WINDOWS)
+#define TSC__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#define TSC__CLOCK_REALTIME CLOCK_REALTIME
+#define TSC__TIMESPEC struct timespec
+#define TSC__CLOCK_GETTIME clock_gettime
+#endif
+
+#if defined(TSC__LINUX) && defined(__GNUC__)
+/* sched_getcpu() and syscall() are declared only under _GNU_SOURCE or
+ * _DEFAULT_SOURCE; bind to them privately. */
+extern int tsc__sched_getcpu(void) __asm__("sched_getcpu");
+#if defined(TSC__X86) && defined(SYS_clock_gettime) && \
+    !(defined(__x86_64__) && defined(__ILP32__))
+#define TSC__CLOCK_SYSCALL 1
+extern long tsc__syscall(long, ...) __asm__("syscall");
+#endif
+#endif
+
+static inline uint32_t tsc__mode(void);
+
+#if defined(TSC__WINDOWS)
+static inline uint64_t tsc__qpc(void)
+{
+    LARGE_INTEGER v;
+    QueryPerformanceCounter(&v);
+    return (uint64_t)v.QuadPart;
+}
+static inline uint64_t tsc__qpf(void)
+{
+    LARGE_INTEGER v;
+    QueryPerformanceFrequency(&v);
+    return (uint64_t)v.QuadPart;
+}
+#endif
+
+/* Reads a clock in nanoseconds (monotonic, or realtime since 1970). */
+static inline uint64_t tsc__os_ns(int realtime)
+{
+#if defined(TSC__WINDOWS)
+    if (realtime) {
+        FILETIME ft; /* 100 ns units since 1601 */
+        uint64_t t;
+        GetSystemTimePreciseAsFileTime(&ft);
+        t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+        return (t - UINT64_C(116444736000000000)) * 100u;
+    } else {
+        uint64_t c = tsc__qpc(), f = tsc__qpf();
+        return c / f * UINT64_C(1000000000) + c % f * UINT64_C(1000000000) / f;
+    }
+#else
+    TSC__TIMESPEC ts;
+#if defined(TSC__CLOCK_SYSCALL)
+    if (TSC__UNLIKELY(tsc__mode() == TSC__MODE_OS)) {
+        /* RDTSC forbidden: the vDSO's clock_gettime reads the TSC itself
+         * and would fault too, so ask the kernel. */
+        struct { long tv_sec, tv_nsec; } k;
+        tsc__syscall((long)SYS_clock_gettime, (long)(realtime ? 0 : 1), &k);
+        return (uint64_t)k.tv_sec * UINT64_C(1000000000) + (uint64_t)k.tv_nsec;
+    }
+#endif
+    TSC__CLOCK_GETTIME(realtime ? TSC__CLOCK_REALTIME : TSC__CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* The clock a measured frequency is calibrated against, in its own units. */
+static inline uint64_t tsc__ref_read(void)
+{
+#if defined(TSC__WINDOWS)
+    return tsc__qpc();
+#else
+    return tsc__os_ns(0);
+#endif
+}
+static inline double tsc__ref_hz(void)
+{
+#if defined(TSC__WINDOWS)
+    return (double)tsc__qpf();
+#else
+    return 1e9;
+#endif
+}
+
+/* --- x86: CPUID --------------------------------------------------------- */
+
+#if defined(TSC__X86)
+static inline void tsc__cpuid(uint32_t leaf, uint32_t r[4])
+{
+#if defined(TSC__X86_GNU)
+    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+#else
+    int v[4];
+    __cpuidex(v, (int)leaf, 0);
+    r[0] = (uint32_t)v[0]; r[1] = (uint32_t)v[1];
+    r[2] = (uint32_t)v[2]; r[3] = (uint32_t)v[3];
+#endif
+}
+/* The leaf's registers, or zeros where the CPU does not have the leaf. */
+static inline void tsc__cpuid_leaf(uint32_t leaf, uint32_t r[4])
+{
+    uint32_t max[4];
+    tsc__cpuid(leaf & 0xF0000000u, max);
+    r[0] = r[1] = r[2] = r[3] = 0;
+    if (max[0] >= leaf)
+        tsc__cpuid(leaf, r);
+}
+#endif
+
+/* 1 when the OS lets this process read the hardware counter. */
+static inline int tsc__os_allows_counter(void)
+{
+#if defined(TSC__LINUX) && (defined(TSC__X86) || defined(TSC__ARMV7)) && \
+    defined(PR_GET_TSC)
+#if defined(TSC__X86)
+    int v = 0;
+    /* PR_GET_TSC fails only on kernels without it: they always allow. */
+    if (prctl(PR_GET_TSC, &v, 0, 0, 0) == 0 && v == PR_TSC_SIGSEGV)
+        return 0;
+    return 1;
+#else
+    return 1;
+#endif
+#elif defined(TSC__ARMV7)
+    return 1;
+#else
+    return 1;
+#endif
+}
+
+/* --- counter reads ------------------------------------------------------ */
+
+/* x86 fencing. LFENCE waits until every earlier instruction has completed
+ * locally and keeps later ones from starting, so LFENCE;RDTSC;LFENCE reads
+ * the TSC after the code before it and before the code after it. RDTSCP
+ * already waits for earlier instructions (not stores, which the region's
+ * duration need not include); the LFENCE after it keeps the following code
+ * from starting early. "memory" stops the compiler moving loads and stores
+ * across the read. */
+#if defined(TSC__X86_GNU)
+static inline uint64_t tsc__rdtsc_fenced(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+static inline uint64_t tsc__rdtscp_fenced(uint32_t *aux)
+{
+    uint32_t lo, hi, c;
+    __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
+    *aux = c;
+    return ((uint64_t)hi << 32) | lo;
+}
+#elif defined(TSC__X86_MSVC)
+static inline uint64_t tsc__rdtsc_fenced(void)
+{
+    uint64_t t;
+    _mm_lfence();
+    t = __rdtsc();
+    _mm_lfence();
+    return t;
+}
+static inline uint64_t tsc__rdtscp_fenced(uint32_t *aux)
+{
+    unsigned int c;
+    uint64_t t = __rdtscp(&c);
+    _mm_lfence();
+    *aux = c;
+    return t;
+}
+#endif
+
+#if defined(TSC__ARMV7)
+static inline uint64_t tsc__cntvct32(void)
+{
+    uint64_t v;
+    __asm__ __volatile__("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
+    return v;
+}
+#endif
+
+/* This platform's own counter, ordered after earlier instructions. */
+static inline uint64_t tsc__native_read(void)
+{
+#if defined(TSC__AARCH64)
+    uint64_t v;
+    /* ISB: the read happens after every earlier instruction. */
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+#elif defined(TSC__ARMV7)
+    return tsc__cntvct32();
+#elif defined(TSC__PPC64)
+    uint64_t v;
+    __asm__ __volatile__("isync\n\tmfspr %0, 268" : "=r"(v) : : "memory");
+    return v;
+#elif defined(TSC__PPC32)
+    /* Re-read the upper half until it is stable across the lower read. */
+    uint32_t hi, lo, hi2;
+    do {
+        __asm__ __volatile__("mftbu %0" : "=r"(hi) : : "memory");
+        __asm__ __volatile__("mftb %0" : "=r"(lo) : : "memory");
+        __asm__ __volatile__("mftbu %0" : "=r"(hi2) : : "memory");
+    } while (hi != hi2);
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(TSC__RISCV) && __riscv_xlen == 64
+    uint64_t v;
+    __asm__ __volatile__("fence\n\trdtime %0" : "=r"(v) : : "memory");
+    return v;
+#elif defined(TSC__RISCV)
+    uint32_t hi, lo, hi2;
+    do {
+        __asm__ __volatile__("rdtimeh %0" : "=r"(hi) : : "memory");
+        __asm__ __volatile__("rdtime %0" : "=r"(lo) : : "memory");
+        __asm__ __volatile__("rdtimeh %0" : "=r"(hi2) : : "memory");
+    } while (hi != hi2);
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(TSC__S390X)
+    uint64_t v;
+    __asm__ __volatile__("stckf %0" : "=Q"(v) : : "memory", "cc");
+    return v;
+#elif defined(TSC__LOONGARCH)
+    uint64_t v;
+    __asm__ __volatile__("dbar 0\n\trdtime.d %0, $zero" : "=r"(v) : : "memory");
+    return v;
+#elif defined(TSC__MACH)
+    return mach_absolute_time();
+#elif defined(TSC__QPC)
+    return tsc__qpc();
+#else
+    return tsc__os_ns(0);
+#endif
+}
+
+/* Decides once how this process reads the counter. */
+static TSC__NOINLINE uint32_t tsc__detect_mode(void)
+{
+    uint32_t mode = TSC__MODE_NATIVE;
+#if defined(TSC__X86)
+    uint32_t r[4];
+    tsc__cpuid_leaf(1, r);
+    if (!((r[3] >> 4) & 1u) || !tsc__os_allows_counter()) {
+        mode = TSC__MODE_OS;
+    } else {
+        tsc__cpuid_leaf(0x80000001u, r);
+        mode = ((r[3] >> 27) & 1u) ? TSC__MODE_RDTSCP : TSC__MODE_RDTSC;
+#if defined(TSC_TIMER_NO_RDTSCP)
+        mode = TSC__MODE_RDTSC;
+#endif
+    }
+#elif defined(TSC__ARMV7)
+    /* Linux sets HWCAP_EVTSTRM when it runs the generic timer, and then
+     * also opens CNTVCT to user space. Without it (no generic timer, or an
+     * emulator that traps the read) use the OS clock. */
+    if (!(getauxval(AT_HWCAP) & (1ul << 21))) /* HWCAP_EVTSTRM */
+        mode = TSC__MODE_OS;
+#elif defined(TSC__OSCLOCK)
+    mode = TSC__MODE_OS;
+#endif
+    TSC__ST32(&tsc__g.mode, mode);
+    return mode;
+}
+
+static inline uint32_t tsc__mode(void)
+{
+    uint32_t m = TSC__RLX32(&tsc__g.mode);
+    return TSC__LIKELY(m != TSC__MODE_UNKNOWN) ? m : tsc__detect_mode();
+}
+
+/* Where the mode says the OS clock: its own units (ns; QPC ticks on
+ * Windows, whose frequency is then the exact QPF). */
+static inline uint64_t tsc__os_counter(void)
+{
+#if defined(TSC__WINDOWS)
+    return tsc__qpc();
+#else
+    return tsc__os_ns(0);
+#endif
+}
+
+static TSC__NOINLINE uint64_t tsc__before_slow(void)
+{
+    uint32_t m = tsc__mode();
+#if defined(TSC__X86)
+    if (m == TSC__MODE_RDTSCP || m == TSC__MODE_RDTSC)
+        return tsc__rdtsc_fenced();
+#endif
+    if (m == TSC__MODE_OS)
+        return tsc__os_counter();
+    return tsc__native_read();
+}
+
+static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
+{
+    uint32_t m = tsc__mode(), aux = UINT32_MAX;
+    uint64_t t;
+#if defined(TSC__X86)
+    if (m == TSC__MODE_RDTSCP) {
+        t = tsc__rdtscp_fenced(&aux);
+#if defined(TSC__LINUX)
+        aux &= 0xFFFu; /* Linux: TSC_AUX = node << 12 | cpu */
+#elif defined(TSC__WINDOWS)
+        aux = (uint32_t)GetCurrentProcessorNumber();
+#else
+        aux = UINT32_MAX;
+#endif
+        if (cpu)
+            *cpu = aux;
+        return t;
+    }
+    if (m == TSC__MODE_RDTSC)
+        t = tsc__rdtsc_fenced();
+    else
+#endif
+    if (m == TSC__MODE_OS)
+        t = tsc__os_counter();
+    else
+        t = tsc__native_read();
+    if (cpu) {
+#if defined(TSC__LINUX)
+        int c = tsc__sched_getcpu();
+        aux = c >= 0 ? (uint32_t)c : UINT32_MAX;
+#elif defined(TSC__WINDOWS)
+        aux = (uint32_t)GetCurrentProcessorNumber();
+#endif
+        *cpu = aux;
+    }
+    return t;
+}
+
+static inline uint64_t tsc_ticks_before(void)
+{
+#if defined(TSC__X86)
+    /* Both TSC modes read the same way before a region. */
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) - 1u < 2u))
+        return tsc__rdtsc_fenced();
+    return tsc__before_slow();
+#elif defined(TSC__OSCLOCK)
+    return tsc__os_counter();
+#else
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE)) {
+        uint64_t t = tsc__native_read();
+#if defined(TSC__AARCH64) || defined(TSC__ARMV7)
+        /* Keep the region from starting before the read. */
+        __asm__ __volatile__("isb" : : : "memory");
+#endif
+        return t;
+    }
+    return tsc__before_slow();
+#endif
+}
+
+static inline uint64_t tsc_ticks_after(void)
+{
+#if defined(TSC__X86)
+    uint32_t m = TSC__RLX32(&tsc__g.mode), aux;
+    if (TSC__LIKELY(m == TSC__MODE_RDTSCP))
+        return tsc__rdtscp_fenced(&aux);
+    if (TSC__LIKELY(m == TSC__MODE_RDTSC))
+        return tsc__rdtsc_fenced();
+    return tsc__after_slow(NULL);
+#elif defined(TSC__OSCLOCK)
+    return tsc__os_counter();
+#else
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
+        return tsc__native_read();
+    return tsc__after_slow(NULL);
+#endif
+}
+
+static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu)
+{
+    uint32_t dummy;
+    return tsc__after_slow(cpu ? cpu : &dummy);
+}
+
+static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
+{
+    /* The after-read is also a valid start: nothing later starts before it. */
+    return tsc_ticks_after_cpu(cpu);
+}
+
+static inline const char *tsc_counter_name(void)
+{
+    switch (tsc__mode()) {
+#if defined(TSC__X86)
+    case TSC__MODE_RDTSCP: return "x86 TSC (LFENCE;RDTSC;LFENCE / RDTSCP;LFENCE)";
+    case TSC__MODE_RDTSC: return "x86 TSC (LFENCE;RDTSC;LFENCE, no RDTSCP)";
+#endif
+    case TSC__MODE_OS:
+#if defined(TSC_TIMER_FORCE_FALLBACK)
+        return "OS clock (TSC_TIMER_FORCE_FALLBACK)";
+#elif defined(TSC__X86)
+        return tsc__os_allows_counter()
+                   ? "OS clock (CPU has no TSC)"
+                   : "OS clock (RDTSC forbidden by prctl PR_SET_TSC)";
+#elif defined(TSC__ARMV7)
+        return "OS clock (no ARM generic timer)";
+#else
+        return "OS clock (no counter for this platform)";
+#endif
+    default: break;
+    }
+#if defined(TSC__AARCH64)
+    return "AArch64 CNTVCT_EL0";
+#elif defined(TSC__ARMV7)
+    return "ARMv7 CNTVCT";
+#elif defined(TSC__PPC64) || defined(TSC__PPC32)
+    return "PowerPC time base";
+#elif defined(TSC__RISCV)
+    return "RISC-V rdtime";
+#elif defined(TSC__S390X)
+    return "s390x TOD clock (STCKF)";
+#elif defined(TSC__LOONGARCH)
+    return "LoongArch rdtime.d";
+#elif defined(TSC__MACH)
+    return "mach_absolute_time";
+#elif defined(TSC__QPC)
+    return "QueryPerformanceCounter";
+#else
+    return "unknown";
+#endif
+}
+
+/* --- frequency ---------------------------------------------------------- */
+
+/* The exact frequency where a register or the OS states it, else 0. */
+static inline double tsc__architectural_hz(uint32_t *src)
+{
+    if (tsc__mode() == TSC__MODE_OS) {
+        *src = TSC__SRC_OS_NS;
+#if defined(TSC__WINDOWS)
+        *src = TSC__SRC_QPF;
+        return (double)tsc__qpf();
+#endif
+        return 1e9;
+    }
+#if defined(TSC__AARCH64)
+    {
+        uint64_t f;
+        __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
+        *src = TSC__SRC_CNTFRQ;
+        return (double)f;
+    }
+#elif defined(TSC__ARMV7)
+    {
+        uint32_t f;
+        __asm__ __volatile__("mrc p15, 0, %0, c14, c0, 0" : "=r"(f));
+        *src = TSC__SRC_CNTFRQ;
+        return (double)f;
+    }
+#elif defined(TSC__S390X)
+    *src = TSC__SRC_TOD;
+    return 4.096e9;
+#elif defined(TSC__LOONGARCH)
+    {
+        uint32_t base, mul_div, w4 = 4, w5 = 5;
+        __asm__ __volatile__("cpucfg %0, %1" : "=r"(base) : "r"(w4));
+        __asm__ __volatile__("cpucfg %0, %1" : "=r"(mul_div) : "r"(w5));
+        *src = TSC__SRC_CPUCFG;
+        if ((mul_div >> 16) == 0)
+            return 0;
+        return (double)base * (double)(mul_div & 0xFFFFu) / (double)(mul_div >> 16);
+    }
+#elif defined(TSC__MACH)
+    {
+        mach_timebase_info_data_t tb;
+        mach_timebase_info(&tb);
+        *src = TSC__SRC_MACH;
+        return 1e9 * (double)tb.denom / (double)tb.numer;
+    }
+#elif defined(TSC__QPC)
+    *src = TSC__SRC_QPF;
+    return (double)tsc__qpf();
+#elif (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
+    {
+        uint64_t f = __ppc_get_timebase_freq(); /* 0 under qemu-user */
+        *src = TSC__SRC_PPC_GLIBC;
+        return (double)f;
+    }
+#elif defined(TSC__OSCLOCK)
+    *src = TSC__SRC_OS_NS;
+    return 1e9;
+#else
+    *src = TSC__SRC_NONE;
+    return 0;
+#endif
+}
+
+static inline struct tsc_features tsc_features(void)
+{
+    struct tsc_features f;
+    uint32_t src = 0;
+    memset(&f, 0, sizeof f);
+    f.os_allows_counter = tsc__os_allows_counter();
+    f.has_counter = tsc__mode() != TSC__MODE_OS;
+    f.uses_rdtscp = tsc__mode() == TSC__MODE_RDTSCP;
+#if defined(TSC__X86)
+    {
+        uint32_t r[4], max_basic;
+        tsc__cpuid_leaf(0, r);
+        max_basic = r[0];
+        tsc__cpuid_leaf(1, r);
+        f.has_tsc = (int)((r[3] >> 4) & 1u);
+        f.hypervisor = (int)((r[2] >> 31) & 1u);
+        tsc__cpuid_leaf(0x80000001u, r);
+        f.has_rdtscp = (int)((r[3] >> 27) & 1u);
+        tsc__cpuid_leaf(0x80000007u, r);
+        f.has_invariant_tsc = (int)((r[3] >> 8) & 1u);
+        if (max_basic >= 0x15) {
+            /* TSC = crystal * EBX / EAX; ECX (crystal Hz) may be 0. */
+            tsc__cpuid(0x15, r);
+            if (r[0] && r[1] && r[2])
+                f.cpuid_15_hz = (double)r[2] * r[1] / r[0];
+        }
+        if (max_basic >= 0x16) {
+            tsc__cpuid(0x16, r);
+            f.cpuid_16_hz = (double)(r[0] & 0xFFFFu) * 1e6;
+        }
+        if (f.hypervisor) {
+            /* Only trust 0x40000010 where the hypervisor lists it and signs
+             * as one known to define it; some echo basic leaves back. */
+            uint32_t h[4];
+            tsc__cpuid(0x40000000u, h);
+            if (h[0] >= 0x40000010u && h[0] < 0x40010000u &&
+                ((h[1] == 0x61774d56u && h[2] == 0x4d566572u && h[3] == 0x65726177u) || /* VMwareVMware */
+                 (h[1] == 0x4b4d564bu && h[2] == 0x564b4d56u && h[3] == 0x0000004du) || /* KVMKVMKVM */
+                 (h[1] == 0x72637641u && h[2] == 0x416e314eu && h[3] == 0x00000000u))) { /* ACRN */
+                tsc__cpuid(0x40000010u, r);
+                f.hypervisor_hz = (double)r[0] * 1e3;
+            }
+        }
+    }
+#endif
+    f.architectural_hz = tsc__architectural_hz(&src);
+    f.frequency_is_architectural = f.architectural_hz > 0;
+    return f;
+}
+
+/* --- exact integer arithmetic for conversion --------------------------- */
+
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 tsc__u128;
+#endif
+
+/* *hi:*lo = a * b, full 128-bit product. */
+static inline void tsc__mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+#if defined(__SIZEOF_INT128__)
+    tsc__u128 p = (tsc__u128)a * b;
+    *hi = (uint64_t)(p >> 64);
+    *lo = (uint64_t)p;
+#elif defined(_MSC_VER) && defined(_M_X64)
+    *lo = _umul128(a, b, hi);
+#else
+    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    *lo = (mid << 32) | (uint32_t)p00;
+#endif
+}
+
+/* round(num * 2^shift / den) as a 64.64 number in *hi:*lo, saturating at
+ * all ones. Long division, one bit at a time: exact, needs no 128-bit type,
+ * and runs only when a frequency is set. num, den < 2^62, den > 0. */
+static inline void tsc__div_shl(uint64_t num, int shift, uint64_t den, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t q_hi = 0, q_lo = 0, r = 0;
+    int i, bits = 64;
+    while (bits > 0 && !((num >> (bits - 1)) & 1u))
+        bits--;
+    for (i = bits - 1 + shift; i >= 0; i--) {
+        int bit = i >= shift ? (int)((num >> (i - shift)) & 1u) : 0;
+        r = (r << 1) | (uint64_t)bit;
+        if (q_hi >> 63) { /* quotient would not fit in 128 bits */
+            *hi = *lo = UINT64_MAX;
+            return;
+        }
+        q_hi = (q_hi << 1) | (q_lo >> 63);
+        q_lo <<= 1;
+        if (r >= den) {
+            r -= den;
+            q_lo |= 1u;
+        }
+    }
+    if (r >= den - r) { /* round half up */
+        if (++q_lo == 0 && ++q_hi == 0)
+            q_hi = q_lo = UINT64_MAX;
+    }
+    *hi = q_hi;
+    *lo = q_lo;
+}
+
+/* x * (hi + lo / 2^64), rounded to nearest, saturating at UINT64_MAX. */
+static inline uint64_t tsc__mul_fixed(uint64_t x, uint64_t hi, uint64_t lo)
+{
+    uint64_t ph, pl, ih, il, r;
+    tsc__mul_64x64(x, lo, &ph, &pl);
+    r = ph + (pl >> 63); /* cannot overflow: ph <= 2^64 - 2 */
+    if (TSC__LIKELY(hi == 0))
+        return r;
+    tsc__mul_64x64(x, hi, &ih, &il);
+    if (ih || il + r < il)
+        return UINT64_MAX;
+    return il + r;
+}
+
+/* a 53-bit integer m and exponent e with d == m * 2^e exactly (d > 0). */
+static inline void tsc__split_double(double d, uint64_t *m, int *e)
+{
+    int ex;
+    double fr = frexp(d, &ex); /* d = fr * 2^ex, fr in [0.5, 1) */
+    *m = (uint64_t)ldexp(fr, 53);
+    *e = ex - 53;
+}
+
+/* --- state: publishing and reading the frequency ----------------------- */
+
+/* The conversion factors for a frequency: f[0]:f[1] nanoseconds per tick
+ * and f[2]:f[3] ticks per nanosecond, each 64.64 fixed point, rounded to
+ * nearest from the exact value of the double hz. */
+static inline void tsc__factors(double hz, uint64_t f[4])
+{
+    uint64_t m;
+    int e;
+    tsc__split_double(hz, &m, &e);
+    /* ns per tick = 1e9 / (m 2^e); as 64.64: 1e9 2^(64-e) / m */
+    if (64 - e >= 0)
+        tsc__div_shl(UINT64_C(1000000000), 64 - e, m, &f[0], &f[1]);
+    else
+        f[0] = f[1] = 0; /* hz above 2^64 GHz: a tick is no time */
+    /* ticks per ns = m 2^e / 1e9; as 64.64: m 2^(e+64) / 1e9 */
+    if (e + 64 >= 0)
+        tsc__div_shl(m, e + 64, UINT64_C(1000000000), &f[2], &f[3]);
+    else
+        f[2] = f[3] = 0; /* below 2^-64 ticks per ns: no counter is that slow */
+}
+
+/* Publishes a frequency and its conversion factors. Writers take the
+ * sequence lock (odd = writing); readers retry while it moves. When
+ * `only_if_first` is set, a frequency already published wins. */
+static inline void tsc__publish(double hz, double unc_ppm, double spent, uint64_t samples,
+                                uint64_t bracket, uint32_t src, int only_if_first)
+{
+    uint64_t f[4];
+    uint32_t s;
+    tsc__factors(hz, f);
+    for (;;) {
+        s = TSC__LD32(&tsc__g.seq);
+        if (only_if_first && s != 0)
+            return;
+        if (!(s & 1u) && tsc__cas32(&tsc__g.seq, s, s + 1))
+            break;
+        tsc__pause();
+    }
+    TSC__ST64(&tsc__g.hz, tsc__dbits(hz));
+    TSC__ST64(&tsc__g.sec, tsc__dbits(1.0 / hz));
+    TSC__ST64(&tsc__g.ns_hi, f[0]);
+    TSC__ST64(&tsc__g.ns_lo, f[1]);
+    TSC__ST64(&tsc__g.tk_hi, f[2]);
+    TSC__ST64(&tsc__g.tk_lo, f[3]);
+    TSC__ST64(&tsc__g.unc, tsc__dbits(unc_ppm));
+    TSC__ST64(&tsc__g.spent, tsc__dbits(spent));
+    TSC__ST64(&tsc__g.samples, samples);
+    TSC__ST64(&tsc__g.bracket, bracket);
+    TSC__ST64(&tsc__g.src, (uint64_t)src);
+    TSC__ST32(&tsc__g.seq, s + 2);
+}
+
+static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *out,
+                                      uint32_t *src);
+
+/* Makes sure a frequency is published: the first caller calibrates, the
+ * others wait for it. */
+static TSC__NOINLINE void tsc__ensure_frequency(void)
+{
+    if (TSC__LD32(&tsc__g.seq) != 0)
+        return;
+    if (tsc__cas32(&tsc__g.once, 0, 1)) {
+        struct tsc_calibration c;
+        uint32_t src = 0;
+        tsc__calibrate_into(TSC_CALIBRATION_SECONDS, &c, &src);
+        tsc__publish(c.ticks_per_second, c.uncertainty_ppm, c.seconds_spent, c.samples,
+                     c.bracket_ticks, src, 1);
+        return;
+    }
+    while (TSC__LD32(&tsc__g.seq) == 0)
+        tsc__pause();
+}
+
+/* Reads n consecutive 64-bit fields starting at `first` consistently. */
+static inline void tsc__read_state(const uint64_t *first, uint64_t *out, int n)
+{
+    uint32_t s;
+    int i;
+    for (;;) {
+        s = TSC__LD32(&tsc__g.seq);
+        if (TSC__UNLIKELY(s == 0)) {
+            tsc__ensure_frequency();
+            continue;
+        }
+        if (TSC__UNLIKELY(s & 1u)) {
+            tsc__pause();
+            continue;
+        }
+        for (i = 0; i < n; i++)
+            out[i] = TSC__LD64(first + i);
+        if (TSC__LIKELY(TSC__RLX32(&tsc__g.seq) == s))
+            return;
+    }
+}
+
+static inline double tsc_ticks_per_second(void)
+{
+    uint64_t v;
+    tsc__read_state(&tsc__g.hz, &v, 1);
+    return tsc__bitsd(v);
+}
+
+static inline int tsc_current_calibration(struct tsc_calibration *out)
+{
+    uint64_t v[11];
+    if (!out)
+        return -EINVAL;
+    tsc__read_state(&tsc__g.hz, v, 11);
+    out->ticks_per_second = tsc__bitsd(v[0]);
+    out->uncertainty_ppm = tsc__bitsd(v[6]);
+    out->seconds_spent = tsc__bitsd(v[7]);
+    out->samples = v[8];
+    out->bracket_ticks = v[9];
+    out->method = tsc__method_name((uint32_t)v[10]);
+    return 0;
+}
+
+static inline uint64_t tsc_ticks_to_ns(uint64_t ticks)
+{
+    uint64_t f[2];
+    tsc__read_state(&tsc__g.ns_hi, f, 2);
+    return tsc__mul_fixed(ticks, f[0], f[1]);
+}
+
+static inline uint64_t tsc_ns_to_ticks(uint64_t ns)
+{
+    uint64_t f[2];
+    tsc__read_state(&tsc__g.tk_hi, f, 2);
+    return tsc__mul_fixed(ns, f[0], f[1]);
+}
+
+static inline double tsc_ticks_to_seconds(uint64_t ticks)
+{
+    uint64_t v;
+    tsc__read_state(&tsc__g.sec, &v, 1);
+    return (double)ticks * tsc__bitsd(v);
+}
+
+/* --- calibration ------------------------------------------------------- */
+
+/* Calibration against the reference clock (CLOCK_MONOTONIC; QPC on
+ * Windows), busy-waiting: a sleeping core may stop its counter.
+ *
+ * Each sample brackets one clock read between two counter reads; only
+ * narrow brackets are kept, so a sample that was preempted or interrupted
+ * is dropped rather than averaged in. The window is cut into TSC__BINS
+ * equal parts; each part's kept samples are averaged (the clock's 1 ns
+ * steps average out), and a straight line is fitted through the part
+ * averages. The slope is the frequency; the scatter of the parts about the
+ * line gives its standard error, and parts far off the line (a clock step,
+ * a migration to a core with another offset) are dropped and the line
+ * refitted. */
+#define TSC__BINS 32
+
+struct tsc__bin {
+    uint64_t n;      /* samples kept                                       */
+    uint64_t sum_x;  /* sum of (t0 + t1) - x0, ticks x 2                   */
+    uint64_t sum_y;  /* sum of clock - y0, reference units                 */
+};
+
+static inline uint64_t tsc__bracket(uint64_t *mid2, uint64_t *ref)
+{
+    uint64_t t0 = tsc_ticks_before();
+    uint64_t c = tsc__ref_read();
+    uint64_t t1 = tsc_ticks_after();
+    *mid2 = t0 + t1;
+    *ref = c;
+    return t1 - t0;
+}
+
+/* Least-squares line y = a + b x through the points with use[i] set.
+ * Returns the number of points used; *se is the slope's standard error. */
+static inline int tsc__fit(const double *x, const double *y, const int *use, int n,
+                           double *slope, double *se, double *intercept)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0, rss = 0;
+    int i, k = 0;
+    for (i = 0; i < n; i++)
+        if (use[i]) {
+            k++;
+            mx += x[i];
+            my += y[i];
+        }
+    if (k < 2)
+        return k;
+    mx /= k;
+    my /= k;
+    for (i = 0; i < n; i++)
+        if (use[i]) {
+            sxx += (x[i] - mx) * (x[i] - mx);
+            sxy += (x[i] - mx) * (y[i] - my);
+        }
+    if (!(sxx > 0))
+        return 0;
+    *slope = sxy / sxx;
+    *intercept = my - *slope * mx;
+    for (i = 0; i < n; i++)
+        if (use[i]) {
+            double r = y[i] - (*intercept + *slope * x[i]);
+            rss += r * r;
+        }
+    *se = k > 2 ? sqrt(rss / (k - 2) / sxx) : 0;
+    return k;
+}
+
+static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *out,
+                                      uint32_t *src)
+{
+    struct tsc__bin bins[TSC__BINS];
+    double x[TSC__BINS], y[TSC__BINS], res[TSC__BINS];
+    int use[TSC__BINS];
+    double ref_hz, hz, slope = 0, se = 0, icpt = 0, spread, unc;
+    uint64_t width, narrow = UINT64_MAX, limit, mid2, ref, x0, y0, span, kept = 0;
+    uint64_t ref_start, ref_end;
+    int i, b, used, pass;
+
+    if (!out || !(seconds > 0) || !(seconds <= 60))
+        return -EINVAL;
+    hz = tsc__architectural_hz(src);
+    if (hz > 0) {
+        memset(out, 0, sizeof *out);
+        out->ticks_per_second = hz;
+        out->method = tsc__method_name(*src);
+        return 0;
+    }
+#if defined(TSC__WINDOWS)
+    *src = TSC__SRC_MEASURED_QPC;
+#else
+    *src = TSC__SRC_MEASURED_MONO;
+#endif
+    ref_hz = tsc__ref_hz();
+    span = (uint64_t)(seconds * ref_hz);
+    if (span < TSC__BINS)
+        span = TSC__BINS;
+
+    /* Warm up (page in the clock, train branches) and learn how narrow a
+     * bracket can be; accept up to twice that plus a little. */
+    ref_start = tsc__ref_read();
+    for (i = 0; i < 64; i++) {
+        width = tsc__bracket(&mid2, &ref);
+        if (width < narrow)
+            narrow = width;
+    }
+    limit = narrow * 2 + 32;
+
+    memset(bins, 0, sizeof bins);
+    do { /* start on a fresh clock tick edge: nothing is special about it */
+        width = tsc__bracket(&x0, &y0);
+    } while (width > limit);
+    for (;;) {
+        uint64_t dy;
+        width = tsc__bracket(&mid2, &ref);
+        dy = ref - y0;
+        if (dy >= span)
+            break;
+        if (width <= limit) {
+            b = (int)(dy * TSC__BINS / span);
+            bins[b].n++;
+            bins[b].sum_x += mid2 - x0;
+            bins[b].sum_y += dy;
+            if (width < narrow)
+                narrow = width;
+        }
+    }
+
+    for (i = 0; i < TSC__BINS; i++) {
+        use[i] = bins[i].n > 0;
+        kept += bins[i].n;
+        x[i] = use[i] ? (double)bins[i].sum_x / (double)bins[i].n * 0.5 : 0;
+        y[i] = use[i] ? (double)bins[i].sum_y / (double)bins[i].n : 0;
+    }
+    /* Fit, drop parts whose residual is far beyond the typical one, refit. */
+    used = 0;
+    for (pass = 0; pass < 2; pass++) {
+        double med, tmp[TSC__BINS];
+        int k = 0, j;
+        used = tsc__fit(x, y, use, TSC__BINS, &slope, &se, &icpt);
+        if (used < 3)
+            break;
+        for (i = 0; i < TSC__BINS; i++) {
+            res[i] = fabs(y[i] - (icpt + slope * x[i]));
+            if (use[i]) { /* insertion sort for the median */
+                for (j = k; j > 0 && tmp[j - 1] > res[i]; j--)
+                    tmp[j] = tmp[j - 1];
+                tmp[j] = res[i];
+                k++;
+            }
+        }
+        med = tmp[k / 2];
+        if (pass == 0)
+            for (i = 0; i < TSC__BINS; i++)
+                if (use[i] && res[i] > 8 * med && res[i] > 1.0)
+                    use[i] = 0; /* 8 typical residuals and a clock unit */
+    }
+    ref_end = tsc__ref_read();
+
+    memset(out, 0, sizeof *out);
+    out->method = tsc__method_name(*src);
+    out->samples = kept;
+    out->bracket_ticks = narrow;
+    out->seconds_spent = (double)(ref_end - ref_start) / ref_hz;
+    if (used < 3 || !(slope > 0)) {
+        /* Hardly any clean sample (a wildly loaded machine): the end points
+         * alone, with an honest, large uncertainty. */
+        uint64_t t_end, c_end;
+        tsc__bracket(&t_end, &c_end);
+        slope = (double)(c_end - y0) / ((double)(t_end - x0) * 0.5);
+        out->ticks_per_second = ref_hz / slope;
+        out->uncertainty_ppm = 2.0 * (double)limit / (double)(t_end - x0) * 1e6 + 1;
+        return 0;
+    }
+    hz = ref_hz / slope;
+    /* The bound: 5 standard errors, and never less than the clock's
+     * resolution spread over the window and the parts. */
+    spread = 1.0 / ((double)span * sqrt((double)used));
+    unc = (5.0 * se / slope + spread) * 1e6;
+    out->ticks_per_second = hz;
+    out->uncertainty_ppm = unc;
+    return 0;
+}
+
+static inline int tsc_calibrate(double seconds, struct tsc_calibration *out)
+{
+    uint32_t src = 0;
+    struct tsc_calibration c;
+    int rc;
+    if (!out || !(seconds > 0) || !(seconds <= 60))
+        return -EINVAL;
+    rc = tsc__calibrate_into(seconds, &c, &src);
+    if (rc != 0)
+        return rc;
+    tsc__publish(c.ticks_per_second, c.uncertainty_ppm, c.seconds_spent, c.samples,
+                 c.bracket_ticks, src, 0);
+    *out = c;
+    return 0;
+}
+
+/* --- overhead ---------------------------------------------------------- */
+
+static TSC__NOINLINE uint64_t tsc__measure_overhead(void)
+{
+    uint64_t best = UINT64_MAX;
+    int i;
+    for (i = 0; i < 2048; i++) {
+        uint64_t t0 = tsc_ticks_before();
+        uint64_t t1 = tsc_ticks_after();
+        if (t1 - t0 < best)
+            best = t1 - t0;
+    }
+    if (best > UINT32_MAX - 1)
+        best = UINT32_MAX - 1;
+    TSC__ST32(&tsc__g.overhead, (uint32_t)best + 1);
+    return best;
+}
+
+static inline uint64_t tsc_overhead_ticks(void)
+{
+    uint32_t v = TSC__LD32(&tsc__g.overhead);
+    return TSC__LIKELY(v != 0) ? v - 1u : tsc__measure_overhead();
+}
+
+static inline uint64_t tsc_sub_overhead(uint64_t ticks)
+{
+    uint64_t o = tsc_overhead_ticks();
+    return ticks > o ? ticks - o : 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSC_TIMER_H */

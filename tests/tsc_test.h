@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared helpers of the test programs: cmocka, and exact references. */
+#ifndef TSC_TEST_H
+#define TSC_TEST_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "tsc_timer.h"
+
+/* Fails the test with a message saying what was expected. */
+#define EXPECT(cond, ...)                                                     \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            print_error(__VA_ARGS__);                                         \
+            print_error("\n");                                                \
+            fail_msg("expectation failed: %s", #cond);                        \
+        }                                                                     \
+    } while (0)
+
+/* A 192-bit unsigned number, three 64-bit limbs, least significant first. */
+typedef struct { uint64_t w[3]; } test_u192;
+
+static inline void test_u192_shl1(test_u192 *a)
+{
+    a->w[2] = (a->w[2] << 1) | (a->w[1] >> 63);
+    a->w[1] = (a->w[1] << 1) | (a->w[0] >> 63);
+    a->w[0] <<= 1;
+}
+
+/* Exact floor(t * mul * 2^shift / den) and its remainder, den < 2^62,
+ * shift >= 0, computed by schoolbook long division over the bits of the
+ * 128-bit product. Independent of the header's arithmetic. */
+static inline void test_exact_div(uint64_t t, uint64_t mul, int shift, uint64_t den,
+                                  test_u192 *q, uint64_t *rem)
+{
+    uint64_t a[2] = {t & 0xFFFFFFFFu, t >> 32}, b[2] = {mul & 0xFFFFFFFFu, mul >> 32};
+    uint64_t limb[4] = {0, 0, 0, 0}, lo, hi, r = 0;
+    int i, j;
+    for (i = 0; i < 2; i++) /* 32-bit limbs, carries propagated below */
+        for (j = 0; j < 2; j++) {
+            uint64_t p = a[i] * b[j];
+            int k = i + j;
+            limb[k] += p & 0xFFFFFFFFu;
+            limb[k + 1] += p >> 32;
+        }
+    for (i = 0; i < 3; i++) {
+        limb[i + 1] += limb[i] >> 32;
+        limb[i] &= 0xFFFFFFFFu;
+    }
+    lo = limb[0] | (limb[1] << 32);
+    hi = limb[2] | (limb[3] << 32);
+    q->w[0] = q->w[1] = q->w[2] = 0;
+    for (i = 127 + shift; i >= 0; i--) {
+        int bit = 0;
+        if (i >= shift) {
+            int j = i - shift;
+            bit = j >= 64 ? (int)((hi >> (j - 64)) & 1u) : (int)((lo >> j) & 1u);
+        }
+        r = (r << 1) | (uint64_t)bit;
+        test_u192_shl1(q);
+        if (r >= den) {
+            r -= den;
+            q->w[0] |= 1u;
+        }
+    }
+    *rem = r;
+}
+
+/* 1 when `got` is within 1 of t * mul * 2^shift / den, or is UINT64_MAX
+ * where that exceeds UINT64_MAX - 1 (saturation). */
+static inline int test_within_one(uint64_t got, uint64_t t, uint64_t mul, int shift, uint64_t den)
+{
+    test_u192 q;
+    uint64_t rem, lower, upper;
+    test_exact_div(t, mul, shift, den, &q, &rem);
+    if (q.w[1] || q.w[2] || q.w[0] == UINT64_MAX)
+        return got == UINT64_MAX;
+    lower = rem ? q.w[0] : (q.w[0] ? q.w[0] - 1 : 0);
+    upper = q.w[0] + 1;
+    return got >= lower && got <= upper;
+}
+
+/* xorshift64*: reproducible pseudo-random 64-bit values. */
+static inline uint64_t test_rand64(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+#endif
