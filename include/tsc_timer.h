@@ -313,9 +313,11 @@ static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #define TSC__LD64(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define TSC__ST64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define TSC__READ_FENCE() ((void)0) /* the acquire loads order the re-check */
 #else /* 32-bit: no cheap 64-bit atomics; the sequence lock catches tears */
 #define TSC__LD64(p) (*(volatile uint64_t *)(p))
 #define TSC__ST64(p, v) (*(volatile uint64_t *)(p) = (v))
+#define TSC__READ_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 #else
 #define TSC__LD32(p) (_ReadWriteBarrier(), *(volatile uint32_t *)(p))
@@ -323,6 +325,7 @@ static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 #define TSC__RLX32(p) (*(volatile uint32_t *)(p))
 #define TSC__LD64(p) (_ReadWriteBarrier(), *(volatile uint64_t *)(p))
 #define TSC__ST64(p, v) (_ReadWriteBarrier(), *(volatile uint64_t *)(p) = (v))
+#define TSC__READ_FENCE() _ReadWriteBarrier()
 static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 {
     return (uint32_t)_InterlockedCompareExchange((volatile long *)p,
@@ -1071,6 +1074,7 @@ static inline void tsc__read_state(const uint64_t *first, uint64_t *out, int n)
         }
         for (i = 0; i < n; i++)
             out[i] = TSC__LD64(first + i);
+        TSC__READ_FENCE(); /* the fields are read before the re-check */
         if (TSC__LIKELY(TSC__RLX32(&tsc__g.seq) == s))
             return;
     }
