@@ -196,7 +196,7 @@ static inline uint64_t tsc_ticks_after(void);
 static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu);
 /* As tsc_ticks_before(), plus the CPU, for samples that must not migrate. */
 static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu);
-/* Which counter this process reads, e.g. "x86 TSC (RDTSCP)". */
+/* Which counter this process reads, e.g. "AArch64 CNTVCT_EL0". */
 static inline const char *tsc_counter_name(void);
 /* CPU and OS facts about the counter (CPUID; costs microseconds in a VM). */
 static inline struct tsc_features tsc_features(void);
