@@ -782,9 +782,42 @@ static void print_text(const struct report *r)
     printf("\n(ran in %.3f s)\n", r->run_seconds);
 }
 
-/* JSON string: quotes, backslash and control characters escaped. */
-static void json_str(const char *s)
+/* JSON output: one object, written as it goes. json_comma says whether
+ * the next member needs a comma before it. */
+static int json_comma;
+
+static void json_key(const char *name)
 {
+    if (json_comma)
+        putchar(',');
+    json_comma = 1;
+    if (name)
+        printf("\"%s\":", name);
+}
+
+/* Opens an object ('{') or an array ('['), as a member when name is set. */
+static void json_open(const char *name, char bracket)
+{
+    json_key(name);
+    putchar(bracket);
+    json_comma = 0;
+}
+
+static void json_close(char bracket)
+{
+    putchar(bracket);
+    json_comma = 1;
+}
+
+/* A string, quotes, backslash and control characters escaped; null for
+ * NULL or empty. */
+static void kv_str(const char *name, const char *s)
+{
+    json_key(name);
+    if (!s || !s[0]) {
+        printf("null");
+        return;
+    }
     putchar('"');
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -798,164 +831,172 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-static void json_str_or_null(const char *s)
+/* A number; null where there is none (NaN, infinite). */
+static void kv_num(const char *name, double v)
 {
-    if (s && s[0])
-        json_str(s);
-    else
-        printf("null");
-}
-
-/* A number, or null where there is none (0, NaN, infinite). */
-static void json_num(double v)
-{
+    json_key(name);
     if (isfinite(v))
         printf("%.17g", v);
     else
         printf("null");
 }
 
-static void json_hz(double hz)
+/* A frequency; null where none is stated (0). */
+static void kv_hz(const char *name, double hz)
 {
-    if (hz > 0)
-        json_num(hz);
-    else
-        printf("null");
+    kv_num(name, hz > 0 ? hz : NAN);
 }
 
-static const char *json_bool(int v)
+static void kv_u64(const char *name, uint64_t v)
 {
-    return v ? "true" : "false";
+    json_key(name);
+    printf("%llu", (unsigned long long)v);
 }
 
-/* Prints the space-separated words of s as a JSON array. */
-static void json_words(const char *s)
+static void kv_i64(const char *name, int64_t v)
+{
+    json_key(name);
+    printf("%lld", (long long)v);
+}
+
+/* true, false, or null for a negative v (not known). */
+static void kv_bool(const char *name, int v)
+{
+    json_key(name);
+    printf("%s", v < 0 ? "null" : v ? "true" : "false");
+}
+
+/* The space-separated words of s as an array; null for NULL. */
+static void kv_words(const char *name, const char *s)
 {
     char word[64];
-    int n, first = 1;
-    putchar('[');
+    int n;
+    if (!s) {
+        kv_str(name, NULL);
+        return;
+    }
+    json_open(name, '[');
     while (sscanf(s, " %63s%n", word, &n) == 1) {
-        if (!first)
-            putchar(',');
-        json_str(word);
-        first = 0;
+        kv_str(NULL, word);
         s += n;
     }
-    putchar(']');
+    json_close(']');
 }
 
 static void print_json(const struct report *r)
 {
     const struct tsc_features *f = &r->f;
+    char version[32];
     int i, k, w;
-    printf("{\"tool\":\"tsc-info\",\"version\":\"%d.%d.%d\",", TSC_TIMER_VERSION_MAJOR,
-           TSC_TIMER_VERSION_MINOR, TSC_TIMER_VERSION_PATCH);
-    printf("\"cpu\":{\"source\":");
-    json_str(r->cpu_source);
-    printf(",\"vendor\":");
-    json_str_or_null(r->vendor);
-    printf(",\"brand\":");
-    json_str_or_null(r->brand);
-    printf(",\"hypervisor\":");
-    json_str_or_null(r->hypervisor);
-    printf(",\"hypervisor_signature\":");
-    json_str_or_null(r->hv_signature);
-    printf("},\"counter\":");
-    json_str(r->counter);
-    printf(",\"features\":{\"has_counter\":%s,\"tsc\":%s,\"rdtscp_cpuid\":%s,\"rdtscp_executes\":%s,"
-           "\"uses_rdtscp\":%s,\"invariant_tsc\":%s,\"os_allows_counter\":%s,\"hypervisor\":%s},",
-           json_bool(f->has_counter), json_bool(f->has_tsc), json_bool(f->has_rdtscp),
-           r->rdtscp_executes < 0 ? "null" : json_bool(r->rdtscp_executes),
-           json_bool(f->uses_rdtscp), json_bool(f->has_invariant_tsc),
-           json_bool(f->os_allows_counter), json_bool(f->hypervisor));
-    printf("\"frequency\":{\"calibrated_hz\":");
-    json_num(r->cal.ticks_per_second);
-    printf(",\"uncertainty_ppm\":");
-    json_num(r->cal.uncertainty_ppm);
-    printf(",\"calibration_seconds\":");
-    json_num(r->cal.seconds_spent);
-    printf(",\"method\":");
-    json_str(r->cal.method);
-    printf(",\"samples\":%llu,\"bracket_ticks\":%llu,\"architectural\":%s,\"cpuid_15_hz\":",
-           (unsigned long long)r->cal.samples, (unsigned long long)r->cal.bracket_ticks,
-           json_bool(f->frequency_is_architectural));
-    json_hz(f->cpuid_15_hz);
-    printf(",\"cpuid_16_hz\":");
-    json_hz(f->cpuid_16_hz);
-    printf(",\"hypervisor_hz\":");
-    json_hz(f->hypervisor_hz);
-    printf(",\"architectural_hz\":");
-    json_hz(f->architectural_hz);
-    printf("},\"kernel\":{\"clocksource\":");
-    json_str_or_null(r->have_clocksource ? r->clocksource : NULL);
-    printf(",\"available_clocksources\":");
-    if (r->have_clocksource)
-        json_words(r->available);
-    else
-        printf("null");
-    printf(",\"cpuinfo_flags\":");
+    snprintf(version, sizeof version, "%d.%d.%d", TSC_TIMER_VERSION_MAJOR,
+             TSC_TIMER_VERSION_MINOR, TSC_TIMER_VERSION_PATCH);
+    json_open(NULL, '{');
+    kv_str("tool", "tsc-info");
+    kv_str("version", version);
+
+    json_open("cpu", '{');
+    kv_str("source", r->cpu_source);
+    kv_str("vendor", r->vendor);
+    kv_str("brand", r->brand);
+    kv_str("hypervisor", r->hypervisor);
+    kv_str("hypervisor_signature", r->hv_signature);
+    json_close('}');
+
+    kv_str("counter", r->counter);
+    json_open("features", '{');
+    kv_bool("has_counter", f->has_counter);
+    kv_bool("tsc", f->has_tsc);
+    kv_bool("rdtscp_cpuid", f->has_rdtscp);
+    kv_bool("rdtscp_executes", r->rdtscp_executes);
+    kv_bool("uses_rdtscp", f->uses_rdtscp);
+    kv_bool("invariant_tsc", f->has_invariant_tsc);
+    kv_bool("os_allows_counter", f->os_allows_counter);
+    kv_bool("hypervisor", f->hypervisor);
+    json_close('}');
+
+    json_open("frequency", '{');
+    kv_num("calibrated_hz", r->cal.ticks_per_second);
+    kv_num("uncertainty_ppm", r->cal.uncertainty_ppm);
+    kv_num("calibration_seconds", r->cal.seconds_spent);
+    kv_str("method", r->cal.method);
+    kv_u64("samples", r->cal.samples);
+    kv_u64("bracket_ticks", r->cal.bracket_ticks);
+    kv_bool("architectural", f->frequency_is_architectural);
+    kv_hz("cpuid_15_hz", f->cpuid_15_hz);
+    kv_hz("cpuid_16_hz", f->cpuid_16_hz);
+    kv_hz("hypervisor_hz", f->hypervisor_hz);
+    kv_hz("architectural_hz", f->architectural_hz);
+    json_close('}');
+
+    json_open("kernel", '{');
+    kv_str("clocksource", r->have_clocksource ? r->clocksource : NULL);
+    kv_words("available_clocksources", r->have_clocksource ? r->available : NULL);
     if (r->have_cpuinfo_flags) {
-        putchar('{');
+        json_open("cpuinfo_flags", '{');
         for (i = 0; i < 6; i++)
-            printf("%s\"%s\":%s", i ? "," : "", flag_names[i], json_bool(r->flag[i]));
-        putchar('}');
+            kv_bool(flag_names[i], r->flag[i]);
+        json_close('}');
     } else {
-        printf("null");
+        kv_str("cpuinfo_flags", NULL);
     }
-    printf(",\"boot_tsc\":");
-    if (r->have_cpuinfo_flags)
-        json_words(r->boot_tsc);
-    else
-        printf("null");
-    printf(",\"tsc_distrusted\":%s},",
-           r->tsc_distrusted < 0 ? "null" : json_bool(r->tsc_distrusted));
-    printf("\"costs\":{\"overhead_ticks\":%llu,\"overhead_ns\":",
-           (unsigned long long)r->overhead_ticks);
-    json_num(r->overhead_ns);
-    printf(",\"clock_gettime_ns\":");
-    json_num(r->clock_gettime_ns);
-    printf(",\"difference_ns\":");
-    json_num(r->clock_gettime_ns - r->overhead_ns);
-    printf("},\"cores\":{\"cpus\":[");
+    kv_words("boot_tsc", r->have_cpuinfo_flags ? r->boot_tsc : NULL);
+    kv_bool("tsc_distrusted", r->tsc_distrusted);
+    json_close('}');
+
+    json_open("costs", '{');
+    kv_u64("overhead_ticks", r->overhead_ticks);
+    kv_num("overhead_ns", r->overhead_ns);
+    kv_num("clock_gettime_ns", r->clock_gettime_ns);
+    kv_num("difference_ns", r->clock_gettime_ns - r->overhead_ns);
+    json_close('}');
+
+    json_open("cores", '{');
+    json_open("cpus", '[');
     for (i = 0; i < r->ncpus; i++)
-        printf("%s%d", i ? "," : "", r->cpu[i]);
-    printf("],\"cpus_allowed\":%d,\"round_trips_asked\":%d,\"pairs\":[", r->cpus_allowed,
-           r->round_trips_asked);
+        kv_i64(NULL, r->cpu[i]);
+    json_close(']');
+    kv_i64("cpus_allowed", r->cpus_allowed);
+    kv_i64("round_trips_asked", r->round_trips_asked);
+    json_open("pairs", '[');
     for (k = 0; k < r->npairs; k++) {
         const struct pair *p = &r->pairs[k];
-        printf("%s{\"a\":%d,\"b\":%d,\"measured\":%s", k ? "," : "", p->a, p->b,
-               json_bool(p->measured));
+        json_open(NULL, '{');
+        kv_i64("a", p->a);
+        kv_i64("b", p->b);
+        kv_bool("measured", p->measured);
         if (p->measured) {
-            printf(",\"round_trips\":%llu,\"lower_ticks\":%lld,\"upper_ticks\":%lld,"
-                   "\"round_trip_ticks\":%llu,\"lower_ns\":",
-                   (unsigned long long)p->round_trips, (long long)p->lower, (long long)p->upper,
-                   (unsigned long long)p->round_trip);
-            json_num(ticks_to_ns((double)p->lower, r));
-            printf(",\"upper_ns\":");
-            json_num(ticks_to_ns((double)p->upper, r));
-            printf(",\"round_trip_ns\":");
-            json_num(ticks_to_ns((double)p->round_trip, r));
+            kv_u64("round_trips", p->round_trips);
+            kv_i64("lower_ticks", p->lower);
+            kv_i64("upper_ticks", p->upper);
+            kv_u64("round_trip_ticks", p->round_trip);
+            kv_num("lower_ns", ticks_to_ns((double)p->lower, r));
+            kv_num("upper_ns", ticks_to_ns((double)p->upper, r));
+            kv_num("round_trip_ns", ticks_to_ns((double)p->round_trip, r));
         } else {
-            printf(",\"failure\":");
-            json_str(p->failure ? p->failure : "unknown");
+            kv_str("failure", p->failure ? p->failure : "unknown");
         }
-        putchar('}');
+        json_close('}');
     }
+    json_close(']');
     w = worst_pair(r);
-    printf("],\"worst_offset_ns\":");
-    if (w >= 0)
-        json_num(ticks_to_ns((double)offset_bound(&r->pairs[w]), r));
-    else
-        printf("null");
-    printf("},\"verdict\":{\"level\":\"%s\",\"reasons\":[", verdict_names[verdict_level(r)]);
+    kv_num("worst_offset_ns", w >= 0 ? ticks_to_ns((double)offset_bound(&r->pairs[w]), r) : NAN);
+    json_close('}');
+
+    json_open("verdict", '{');
+    kv_str("level", verdict_names[verdict_level(r)]);
+    json_open("reasons", '[');
     for (i = 0; i < r->nreasons; i++) {
-        printf("%s{\"level\":\"%s\",\"text\":", i ? "," : "", level_names[r->reasons[i].level]);
-        json_str(r->reasons[i].text);
-        putchar('}');
+        json_open(NULL, '{');
+        kv_str("level", level_names[r->reasons[i].level]);
+        kv_str("text", r->reasons[i].text);
+        json_close('}');
     }
-    printf("]},\"run_seconds\":");
-    json_num(r->run_seconds);
-    printf("}\n");
+    json_close(']');
+    json_close('}');
+
+    kv_num("run_seconds", r->run_seconds);
+    json_close('}');
+    putchar('\n');
 }
 
 /* --- arguments ----------------------------------------------------------- */
