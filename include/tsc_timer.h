@@ -56,6 +56,20 @@
  * sequence lock, so a recalibration is seen whole or not at all.
  *
  * The RDTSC permission (prctl) is checked once per process, at first use.
+ *
+ * MEASURING HOT LOOPS (section "measurement helpers", at the end)
+ *
+ *     static struct tsc_stats st;             // ~30 KiB: static or heap
+ *     tsc_stats_init(&st);
+ *     for (i = 0; i < n; i++) {
+ *         TSC_START(t);                       // const uint64_t t = before
+ *         work(i);
+ *         TSC_END(t, &st);                    // st += after - t
+ *     }
+ *     tsc_stats_print(&st, "work", stdout);   // table + histogram
+ *
+ * TSC_MEASURE(&st) { ... } times a block; struct tsc_regions times
+ * back-to-back phases with one counter read per boundary.
  */
 #ifndef TSC_TIMER_H
 #define TSC_TIMER_H
@@ -66,6 +80,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <math.h>
 #include <errno.h>
@@ -1350,6 +1366,560 @@ static inline uint64_t tsc_sub_overhead(uint64_t ticks)
 {
     uint64_t o = tsc_overhead_ticks();
     return ticks > o ? ticks - o : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Measurement helpers: statistics, macros, regions. None allocates.        */
+/* ------------------------------------------------------------------------ */
+
+/* Samples are kept in a log-linear histogram: values below 128 exactly,
+ * above that 64 equal buckets per power of two. A bucket [lo, lo + w) has
+ * w <= lo / 64, so its midpoint is within 1/128 (0.78%) of every value in
+ * it. 128 + 57 * 64 = 3776 counters, 30 KiB. */
+#define TSC_STATS_BUCKETS 3776
+
+/* Samples in ticks: count, exact min and max, exact integer sums for the
+ * mean and standard deviation, and the histogram for percentiles. Adding is
+ * O(1) and merging is exact: merging A into B gives, bit for bit, the object
+ * that adding A's samples to B would. Read it through the functions below
+ * (min and max of an empty object read 0 there). */
+struct tsc_stats {
+    uint64_t count;     /* samples recorded                                 */
+    uint64_t min, max;  /* UINT64_MAX and 0 while empty                     */
+    uint64_t sum[2];    /* sum of samples, 128 bits, low word first         */
+    uint64_t sumsq[3];  /* sum of squares, 192 bits, low word first         */
+    uint64_t migrated;  /* samples that changed CPU (tsc_stats_add_cpu)     */
+    uint64_t bucket[TSC_STATS_BUCKETS];
+};
+
+/* Empties s. Costs a 30 KiB memset. */
+static inline void tsc_stats_init(struct tsc_stats *s);
+/* Records one sample. O(1): a handful of adds, one multiply, one counter
+ * increment (bench/bench_stats.c measures it). s must not be NULL (a NULL
+ * s records nothing). */
+static inline void tsc_stats_add(struct tsc_stats *s, uint64_t ticks);
+/* Records a sample timed from a start on CPU cpu0 to an end on CPU cpu1
+ * (UINT32_MAX: unknown). Where both are known and differ, the sample is
+ * counted in s->migrated and, if drop is nonzero, not recorded. Returns 1 if
+ * recorded, 0 if dropped. */
+static inline int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0,
+                                    uint32_t cpu1, int drop);
+/* The nearest-rank p-th percentile, p in [0, 100] (taken to 7 decimals):
+ * the smallest sample with at least p% of the samples at or below it;
+ * p = 0 gives the min, p = 100 the max, both exact. Other values are within
+ * 1/128 of the exact one (the bucket's midpoint, clamped to [min, max]).
+ * 0 for an empty object, p outside [0, 100], NaN or a NULL s. Walks the
+ * histogram: microseconds, not for the hot path. */
+static inline uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p);
+/* Adds every sample of `from` to `into` (exact; into == from doubles it). */
+static inline void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from);
+/* Count, min, max (0 when empty), mean and population standard deviation
+ * (0 when empty), in ticks. The deviation comes from the exact integer sums,
+ * so samples far from zero with a tiny spread lose nothing. */
+static inline uint64_t tsc_stats_count(const struct tsc_stats *s);
+static inline uint64_t tsc_stats_min(const struct tsc_stats *s);
+static inline uint64_t tsc_stats_max(const struct tsc_stats *s);
+static inline double tsc_stats_mean(const struct tsc_stats *s);
+static inline double tsc_stats_stddev(const struct tsc_stats *s);
+/* Prints a table in ticks and ns (min, p50, p90, p99, p99.9, max, mean +- sd,
+ * count) and a histogram of up to 16 log-spaced rows to out. */
+static inline void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out);
+/* Flags of tsc_stats_print_flags. */
+/* Subtract tsc_overhead_ticks() from every value shown, floored at 0 (the
+ * mean is that of the floored samples; the deviation, the raw samples'). */
+#define TSC_PRINT_SUB_OVERHEAD 1u
+#define TSC_PRINT_NO_HISTOGRAM 2u /* the table only */
+/* As tsc_stats_print, with flags. 0, or -EINVAL for a NULL s or out. */
+static inline int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
+                                        unsigned flags);
+
+/* TSC_START(t) declares `const uint64_t t` = tsc_ticks_before().
+ * TSC_END(t, stats) records tsc_ticks_after() - t into a struct tsc_stats *.
+ * TSC_END_LOG(t, stream) writes "t: <ticks> ticks, <ns> ns" to a FILE *.
+ * TSC_START_CPU(t) also declares `uint32_t t_cpu`, the CPU of the start;
+ * TSC_END_CPU(t, stats, drop) records with tsc_stats_add_cpu().
+ * TSC_TIMESTAMP(tag, stream) writes "tag: <ns> ns" with the wall-clock time
+ * (nanoseconds since 1970, CLOCK_REALTIME), so lines of several processes
+ * line up. */
+#define TSC_START(tag) const uint64_t tag = tsc_ticks_before()
+#define TSC_END(tag, stats) tsc_stats_add((stats), tsc_ticks_after() - (tag))
+#define TSC_END_LOG(tag, stream) tsc__log_ticks((stream), #tag, tsc_ticks_after() - (tag))
+#define TSC_START_CPU(tag)                                                    \
+    uint32_t tag##_cpu = UINT32_MAX;                                          \
+    const uint64_t tag = tsc_ticks_before_cpu(&tag##_cpu)
+#define TSC_END_CPU(tag, stats, drop) tsc__end_cpu((stats), (tag), tag##_cpu, (drop))
+#define TSC_TIMESTAMP(tag, stream) tsc__log_timestamp((stream), #tag, tsc__timestamp_ns())
+
+/* TSC_MEASURE(stats) { ... } records the time the block takes into stats.
+ * It is two nested one-pass for loops, so:
+ *   - `break` or `continue` in the block leave the block, and the time up to
+ *     there is recorded; neither reaches a loop around TSC_MEASURE, which
+ *     goes on with its next statement. To leave that loop, set a flag in the
+ *     block and test it after.
+ *   - `return`, `goto` or longjmp out of the block record nothing. */
+#define TSC__CAT2(a, b) a##b
+#define TSC__CAT(a, b) TSC__CAT2(a, b)
+#define TSC__MV(name) TSC__CAT(name, __LINE__)
+#define TSC_MEASURE(stats)                                                    \
+    for (uint64_t TSC__MV(tsc__t0_) = tsc_ticks_before(), TSC__MV(tsc__once_) = 1; \
+         TSC__MV(tsc__once_);                                                  \
+         TSC__MV(tsc__once_) = 0,                                              \
+         tsc_stats_add((stats), tsc_ticks_after() - TSC__MV(tsc__t0_)))        \
+        for (; TSC__MV(tsc__once_); TSC__MV(tsc__once_) = 0)
+
+/* Named regions that accumulate time, for the phases of a loop. One region
+ * is open at a time; tsc_region_switch() closes it and opens the next with a
+ * single counter read, so back-to-back phases cost one read per boundary and
+ * their totals add up to the time from the first start to the last stop. */
+#define TSC_REGIONS_MAX 16
+struct tsc_regions {
+    const char *name[TSC_REGIONS_MAX]; /* NULL prints as "region <id>"      */
+    uint64_t ticks[TSC_REGIONS_MAX];   /* accumulated ticks                 */
+    uint64_t entries[TSC_REGIONS_MAX]; /* times opened                      */
+    uint64_t since;                    /* counter when the open one opened  */
+    int open;                          /* open region, or -1                */
+    int n;                             /* regions 0 .. n-1 in use           */
+};
+
+/* Empties r and names regions 0 .. n-1 after names[] (may be NULL; the
+ * strings must outlive r). 0, or -EINVAL for a NULL r or n outside
+ * [1, TSC_REGIONS_MAX], changing nothing. */
+static inline int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names);
+/* Opens region id (one counter read). -EINVAL, changing nothing, for a bad
+ * id or when a region is already open. */
+static inline int tsc_region_start(struct tsc_regions *r, int id);
+/* Closes the open region (one counter read). -EINVAL if none is open. */
+static inline int tsc_region_stop(struct tsc_regions *r);
+/* Closes the open region, if any, and opens id, with one counter read.
+ * -EINVAL, changing nothing, for a bad id. */
+static inline int tsc_region_switch(struct tsc_regions *r, int id);
+/* Sum of the regions' ticks (an open region's running time not included). */
+static inline uint64_t tsc_regions_total(const struct tsc_regions *r);
+/* Prints each region's entries, ticks, seconds and share of the total. */
+static inline void tsc_regions_print(const struct tsc_regions *r, FILE *out);
+
+/* --- statistics: implementation ---------------------------------------- */
+
+/* Index of the highest set bit of v, v != 0. */
+static inline int tsc__top_bit(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return 63 ^ __builtin_clzll(v); /* one BSR on x86 */
+#elif defined(_MSC_VER) && defined(_M_X64)
+    unsigned long i;
+    _BitScanReverse64(&i, v);
+    return (int)i;
+#else
+    int b = 0;
+    if (v >> 32) { v >>= 32; b += 32; }
+    if (v >> 16) { v >>= 16; b += 16; }
+    if (v >> 8) { v >>= 8; b += 8; }
+    if (v >> 4) { v >>= 4; b += 4; }
+    if (v >> 2) { v >>= 2; b += 2; }
+    return b + (int)(v >> 1);
+#endif
+}
+
+/* Bucket of v. With s = top bit - 6 (0 below 128, by or-ing in bit 6),
+ * v >> s keeps the top 7 bits, 64..127; s * 64 + that is continuous with
+ * the exact buckets 0..127 and ends at 57 * 64 + 127 = 3775. */
+static inline uint32_t tsc__bucket(uint64_t v)
+{
+    int s = tsc__top_bit(v | 64u) - 6;
+    return ((uint32_t)s << 6) + (uint32_t)(v >> s);
+}
+
+/* The middle of bucket i (its lowest value plus half its width, rounded
+ * down), within 1/128 of every value in it. */
+static inline uint64_t tsc__bucket_mid(uint32_t i)
+{
+    int s;
+    if (i < 128)
+        return i;
+    s = (int)(i >> 6) - 1;
+    return ((uint64_t)((i & 63u) | 64u) << s) + ((UINT64_C(1) << s) - 1) / 2;
+}
+
+static inline void tsc_stats_init(struct tsc_stats *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
+}
+
+static inline void tsc_stats_add(struct tsc_stats *s, uint64_t v)
+{
+    uint64_t hi, lo;
+    if (TSC__UNLIKELY(!s))
+        return;
+    s->count++;
+    s->min = v < s->min ? v : s->min;
+    s->max = v > s->max ? v : s->max;
+    s->sum[0] += v;
+    s->sum[1] += s->sum[0] < v;
+    tsc__mul_64x64(v, v, &hi, &lo);
+    s->sumsq[0] += lo;
+    hi += s->sumsq[0] < lo; /* hi <= 2^64 - 2: no overflow */
+    s->sumsq[1] += hi;
+    s->sumsq[2] += s->sumsq[1] < hi;
+    s->bucket[tsc__bucket(v)]++;
+}
+
+static inline int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0,
+                                    uint32_t cpu1, int drop)
+{
+    if (!s)
+        return 0;
+    if (cpu0 != cpu1 && cpu0 != UINT32_MAX && cpu1 != UINT32_MAX) {
+        s->migrated++;
+        if (drop)
+            return 0;
+    }
+    tsc_stats_add(s, ticks);
+    return 1;
+}
+
+/* ceil(p / 100 * n) exactly, p taken to 7 decimals: with q = p * 1e7 and
+ * n = a * 1e9 + b, it is q * a + ceil(q * b / 1e9); no term overflows. */
+static inline uint64_t tsc__rank(uint64_t n, double p)
+{
+    const uint64_t e9 = UINT64_C(1000000000);
+    uint64_t q = (uint64_t)(p * 1e7 + 0.5);
+    return q * (n / e9) + (q * (n % e9) + e9 - 1) / e9;
+}
+
+static inline uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p)
+{
+    uint64_t rank, seen = 0, mid;
+    uint32_t i;
+    if (!s || s->count == 0 || !(p >= 0 && p <= 100))
+        return 0;
+    rank = tsc__rank(s->count, p);
+    if (rank <= 1)
+        return s->min;
+    if (rank >= s->count)
+        return s->max;
+    for (i = 0; i < TSC_STATS_BUCKETS; i++) {
+        seen += s->bucket[i];
+        if (seen >= rank)
+            break;
+    }
+    mid = tsc__bucket_mid(i < TSC_STATS_BUCKETS ? i : TSC_STATS_BUCKETS - 1);
+    return mid < s->min ? s->min : mid > s->max ? s->max : mid;
+}
+
+/* w += x, n words each, low word first, carrying; the top carry is lost. */
+static inline void tsc__add_words(uint64_t *w, const uint64_t *x, int n)
+{
+    uint64_t c = 0, t;
+    int i;
+    for (i = 0; i < n; i++) {
+        t = w[i] + x[i];
+        w[i] = t + c;
+        c = (t < x[i]) | (w[i] < c);
+    }
+}
+
+static inline void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from)
+{
+    uint64_t n, mn, mx, mig, sum[2], sq[3];
+    uint32_t i;
+    if (!into || !from || from->count == 0)
+        return;
+    /* Copies first: into may be from. */
+    n = from->count; mn = from->min; mx = from->max; mig = from->migrated;
+    sum[0] = from->sum[0]; sum[1] = from->sum[1];
+    sq[0] = from->sumsq[0]; sq[1] = from->sumsq[1]; sq[2] = from->sumsq[2];
+    into->count += n;
+    into->migrated += mig;
+    into->min = mn < into->min ? mn : into->min;
+    into->max = mx > into->max ? mx : into->max;
+    tsc__add_words(into->sum, sum, 2);
+    tsc__add_words(into->sumsq, sq, 3);
+    for (i = 0; i < TSC_STATS_BUCKETS; i++)
+        into->bucket[i] += from->bucket[i];
+}
+
+static inline uint64_t tsc_stats_count(const struct tsc_stats *s)
+{
+    return s ? s->count : 0;
+}
+static inline uint64_t tsc_stats_min(const struct tsc_stats *s)
+{
+    return s && s->count ? s->min : 0;
+}
+static inline uint64_t tsc_stats_max(const struct tsc_stats *s)
+{
+    return s && s->count ? s->max : 0;
+}
+
+static inline double tsc_stats_mean(const struct tsc_stats *s)
+{
+    if (!s || s->count == 0)
+        return 0;
+    return (ldexp((double)s->sum[1], 64) + (double)s->sum[0]) / (double)s->count;
+}
+
+/* w[k..3] += x, carrying upwards (256-bit, low word first). */
+static inline void tsc__add_at(uint64_t w[4], int k, uint64_t x)
+{
+    for (; k < 4 && x; k++) {
+        w[k] += x;
+        x = w[k] < x;
+    }
+}
+
+/* sd = sqrt(n * sumsq - sum^2) / n, the difference taken exactly in 256
+ * bits: no cancellation whatever the magnitude of the samples. */
+static inline double tsc_stats_stddev(const struct tsc_stats *s)
+{
+    uint64_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0}, hi, lo, borrow = 0;
+    double d = 0;
+    int i, j;
+    if (!s || s->count < 2)
+        return 0;
+    for (i = 0; i < 3; i++) {
+        tsc__mul_64x64(s->count, s->sumsq[i], &hi, &lo);
+        tsc__add_at(a, i, lo);
+        tsc__add_at(a, i + 1, hi);
+    }
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 2; j++) {
+            tsc__mul_64x64(s->sum[i], s->sum[j], &hi, &lo);
+            tsc__add_at(b, i + j, lo);
+            tsc__add_at(b, i + j + 1, hi);
+        }
+    for (i = 0; i < 4; i++) { /* a - b, a >= b (Cauchy-Schwarz) */
+        uint64_t t = a[i] - b[i] - borrow;
+        borrow = (a[i] < b[i]) || (a[i] == b[i] && borrow);
+        a[i] = t;
+    }
+    for (i = 3; i >= 0; i--)
+        d += ldexp((double)a[i], 64 * i);
+    return sqrt(d) / (double)s->count;
+}
+
+/* v minus the overhead o, never below 0. */
+static inline uint64_t tsc__minus(uint64_t v, uint64_t o)
+{
+    return v > o ? v - o : 0;
+}
+
+#define TSC__HIST_ROWS 16
+#define TSC__HIST_BAR 40
+
+/* Up to TSC__HIST_ROWS rows of log-spaced ranges over [lo, hi] (after the
+ * overhead o is taken off), each bucket counted in the row of its midpoint. */
+static inline void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *out)
+{
+    uint64_t start[TSC__HIST_ROWS], end[TSC__HIST_ROWS], cnt[TSC__HIST_ROWS], most = 0;
+    uint64_t lo = tsc__minus(s->min, o), hi = tsc__minus(s->max, o), first = lo;
+    double base = lo ? (double)lo : 1.0, ratio = pow(((double)hi + 1.0) / base, 1.0 / TSC__HIST_ROWS);
+    char bar[TSC__HIST_BAR + 1];
+    int rows = 0, k;
+    uint32_t i;
+    for (k = 0; k < TSC__HIST_ROWS && first <= hi; k++) {
+        double e = ceil(base * pow(ratio, k + 1)) - 1.0;
+        uint64_t last = (k == TSC__HIST_ROWS - 1 || !(e < (double)hi)) ? hi : (uint64_t)e;
+        if (last < first)
+            continue; /* narrower than one value: merged into the next row */
+        start[rows] = first;
+        end[rows] = last;
+        cnt[rows++] = 0;
+        if (last == hi)
+            break;
+        first = last + 1;
+    }
+    for (i = 0; i < TSC_STATS_BUCKETS; i++) {
+        uint64_t m;
+        if (!s->bucket[i])
+            continue;
+        m = tsc__bucket_mid(i);
+        m = tsc__minus(m < s->min ? s->min : m > s->max ? s->max : m, o);
+        for (k = 0; k < rows - 1 && m > end[k]; k++)
+            ;
+        cnt[k] += s->bucket[i];
+    }
+    for (k = 0; k < rows; k++)
+        most = cnt[k] > most ? cnt[k] : most;
+    fprintf(out, "  histogram, ticks%s (count per range):\n", o ? " - overhead" : "");
+    for (k = 0; k < rows; k++) {
+        int len = cnt[k] ? (int)ceil((double)cnt[k] * TSC__HIST_BAR / (double)most) : 0;
+        memset(bar, '#', (size_t)len);
+        bar[len] = '\0';
+        fprintf(out, "  %10" PRIu64 " .. %-10" PRIu64 " %10" PRIu64 " |%s\n", start[k], end[k],
+                cnt[k], bar);
+    }
+}
+
+/* The mean of the samples less o, each floored at 0: the plain mean less o,
+ * plus what flooring gives back to samples below o (exact for o < 128,
+ * where buckets hold single values; else from bucket midpoints). */
+static inline double tsc__mean_minus(const struct tsc_stats *s, uint64_t o)
+{
+    double back = 0;
+    uint32_t i;
+    for (i = 0; o && i < TSC_STATS_BUCKETS && tsc__bucket_mid(i) < o; i++)
+        back += (double)s->bucket[i] * (double)(o - tsc__bucket_mid(i));
+    return tsc_stats_mean(s) - (double)o + back / (double)s->count;
+}
+
+static inline int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
+                                        unsigned flags)
+{
+    static const double ps[4] = {50, 90, 99, 99.9};
+    uint64_t v[6], o;
+    double mean, sd, ns_per_tick;
+    int i;
+    if (!s || !out)
+        return -EINVAL;
+    if (!name)
+        name = "stats";
+    if (s->count == 0) {
+        fprintf(out, "%s: no samples\n", name);
+        return 0;
+    }
+    o = (flags & TSC_PRINT_SUB_OVERHEAD) ? tsc_overhead_ticks() : 0;
+    v[0] = s->min;
+    for (i = 0; i < 4; i++)
+        v[i + 1] = tsc_stats_percentile(s, ps[i]);
+    v[5] = s->max;
+    for (i = 0; i < 6; i++)
+        v[i] = tsc__minus(v[i], o);
+    mean = tsc__mean_minus(s, o);
+    sd = tsc_stats_stddev(s);
+    ns_per_tick = 1e9 / tsc_ticks_per_second();
+    fprintf(out, "%s: %" PRIu64 " samples", name, s->count);
+    if (o)
+        fprintf(out, ", overhead of %" PRIu64 " ticks subtracted", o);
+    if (s->migrated)
+        fprintf(out, ", %" PRIu64 " changed CPU", s->migrated);
+    fprintf(out, "\n  %-5s %10s %10s %10s %10s %10s %10s   %s\n", "", "min", "p50", "p90", "p99",
+            "p99.9", "max", "mean +- sd");
+    fprintf(out, "  %-5s", "ticks");
+    for (i = 0; i < 6; i++)
+        fprintf(out, " %10" PRIu64, v[i]);
+    fprintf(out, "   %.1f +- %.1f\n  %-5s", mean, sd, "ns");
+    for (i = 0; i < 6; i++)
+        fprintf(out, " %10" PRIu64, tsc_ticks_to_ns(v[i]));
+    fprintf(out, "   %.1f +- %.1f\n", mean * ns_per_tick, sd * ns_per_tick);
+    if (!(flags & TSC_PRINT_NO_HISTOGRAM))
+        tsc__print_histogram(s, o, out);
+    return 0;
+}
+
+static inline void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out)
+{
+    tsc_stats_print_flags(s, name, out, 0);
+}
+
+/* --- macros: their helpers --------------------------------------------- */
+
+/* The wall clock TSC_TIMESTAMP writes, ns since 1970. */
+static inline uint64_t tsc__timestamp_ns(void)
+{
+    return tsc__os_ns(1);
+}
+
+static inline void tsc__log_ticks(FILE *out, const char *name, uint64_t ticks)
+{
+    if (out)
+        fprintf(out, "%s: %" PRIu64 " ticks, %" PRIu64 " ns\n", name, ticks,
+                tsc_ticks_to_ns(ticks));
+}
+
+static inline void tsc__log_timestamp(FILE *out, const char *name, uint64_t ns)
+{
+    if (out)
+        fprintf(out, "%s: %" PRIu64 " ns\n", name, ns);
+}
+
+static inline int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int drop)
+{
+    uint32_t cpu1;
+    uint64_t t1 = tsc_ticks_after_cpu(&cpu1);
+    return tsc_stats_add_cpu(s, t1 - t0, cpu0, cpu1, drop);
+}
+
+/* --- regions: implementation ------------------------------------------- */
+
+static inline int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names)
+{
+    int i;
+    if (!r || n < 1 || n > TSC_REGIONS_MAX)
+        return -EINVAL;
+    memset(r, 0, sizeof *r);
+    for (i = 0; i < n && names; i++)
+        r->name[i] = names[i];
+    r->open = -1;
+    r->n = n;
+    return 0;
+}
+
+static inline int tsc_region_start(struct tsc_regions *r, int id)
+{
+    if (!r || id < 0 || id >= r->n || r->open >= 0)
+        return -EINVAL;
+    r->entries[id]++;
+    r->open = id;
+    r->since = tsc_ticks_before();
+    return 0;
+}
+
+static inline int tsc_region_stop(struct tsc_regions *r)
+{
+    uint64_t t = tsc_ticks_after();
+    if (!r || r->open < 0 || r->open >= r->n)
+        return -EINVAL;
+    r->ticks[r->open] += t - r->since;
+    r->open = -1;
+    return 0;
+}
+
+static inline int tsc_region_switch(struct tsc_regions *r, int id)
+{
+    uint64_t t;
+    if (!r || id < 0 || id >= r->n)
+        return -EINVAL;
+    t = tsc_ticks_before();
+    if (r->open >= 0 && r->open < r->n)
+        r->ticks[r->open] += t - r->since;
+    r->entries[id]++;
+    r->open = id;
+    r->since = t;
+    return 0;
+}
+
+static inline uint64_t tsc_regions_total(const struct tsc_regions *r)
+{
+    uint64_t t = 0;
+    int i;
+    for (i = 0; r && i < r->n && i < TSC_REGIONS_MAX; i++)
+        t += r->ticks[i];
+    return t;
+}
+
+static inline void tsc_regions_print(const struct tsc_regions *r, FILE *out)
+{
+    uint64_t total = tsc_regions_total(r);
+    int i;
+    if (!r || !out)
+        return;
+    fprintf(out, "  %-16s %10s %16s %12s %7s\n", "region", "entries", "ticks", "seconds", "share");
+    for (i = 0; i < r->n && i < TSC_REGIONS_MAX; i++) {
+        char id[24];
+        const char *name = r->name[i];
+        if (!name) {
+            snprintf(id, sizeof id, "region %d", i);
+            name = id;
+        }
+        fprintf(out, "  %-16s %10" PRIu64 " %16" PRIu64 " %12.6f %6.1f%%\n", name, r->entries[i],
+                r->ticks[i], tsc_ticks_to_seconds(r->ticks[i]),
+                total ? 100.0 * (double)r->ticks[i] / (double)total : 0.0);
+    }
+    fprintf(out, "  %-16s %10s %16" PRIu64 " %12.6f %6.1f%%\n", "total", "", total,
+            tsc_ticks_to_seconds(total), total ? 100.0 : 0.0);
 }
 
 #ifdef __cplusplus

@@ -21,3 +21,42 @@ int compile_test_use(void)
            (int)tsc_ticks_to_seconds(t1) + (int)tsc_ticks_per_second() + rc +
            (int)tsc_counter_name()[0] + f.has_counter;
 }
+
+/* The measurement helpers: every function and macro. */
+int compile_test_measure(void);
+int compile_test_measure(void)
+{
+    static struct tsc_stats s, s2;
+    static const char *const names[2] = {"a", "b"};
+    struct tsc_regions r;
+    int i, rc;
+    tsc_stats_init(&s);
+    tsc_stats_init(&s2);
+    for (i = 0; i < 3; i++) {
+        TSC_START(t);
+        TSC_END(t, &s);
+        TSC_END_LOG(t, stdout);
+    }
+    {
+        TSC_START_CPU(c);
+        rc = TSC_END_CPU(c, &s, 1);
+    }
+    TSC_TIMESTAMP(now, stdout);
+    TSC_MEASURE(&s) {
+        if (i)
+            break;
+    }
+    rc += tsc_stats_add_cpu(&s2, 5, 0, 1, 0);
+    tsc_stats_add(&s2, 7);
+    tsc_stats_merge(&s, &s2);
+    tsc_stats_print(&s, "s", stdout);
+    rc += tsc_stats_print_flags(&s, NULL, stdout, TSC_PRINT_SUB_OVERHEAD | TSC_PRINT_NO_HISTOGRAM);
+    rc += tsc_regions_init(&r, 2, names);
+    rc += tsc_region_start(&r, 0);
+    rc += tsc_region_switch(&r, 1);
+    rc += tsc_region_stop(&r);
+    tsc_regions_print(&r, stdout);
+    return rc + (int)(tsc_stats_percentile(&s, 50) + tsc_stats_count(&s) + tsc_stats_min(&s) +
+                      tsc_stats_max(&s) + tsc_regions_total(&r)) +
+           (int)(tsc_stats_mean(&s) + tsc_stats_stddev(&s));
+}
