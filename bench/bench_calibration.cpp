@@ -205,7 +205,8 @@ int main(int argc, char **argv)
            "(counter | CLOCK_MONOTONIC | counter, narrowest of 256: %llu and %llu\n"
            "ticks) at its ends: %.3f Hz ± %.3f ppm. Every method here measures the\n"
            "TSC rate against the system clock (NTP-slewed alike), so they are\n"
-           "compared on the same footing.\n\n"
+           "compared on the same footing. Errors below the reference's own\n"
+           "uncertainty cannot be told from 0.\n\n"
            "| method | error ppm, median | \\|error\\| median | \\|error\\| worst | time ms, median | worst ms | note |\n"
            "|---|---:|---:|---:|---:|---:|---|\n",
            runs, (y1 - y0) * 1e-9, (unsigned long long)w0, (unsigned long long)w1, ref, ref_unc);
