@@ -109,6 +109,13 @@ int main(int argc, char **argv)
     row("naive `ticks * 1000000000 / hz` (64-bit integers)", naive, calls, runs, per);
     overflow = UINT64_MAX / UINT64_C(1000000000) + 1;
     db = (double)double_breaks_at();
+    {
+        struct tsc_calibration c;
+        tsc_current_calibration(&c);
+        printf("\nThis process calibrated at first use: %.0f Hz, stated uncertainty\n"
+               "%.3f ppm, %.2f ms.\n", c.ticks_per_second, c.uncertainty_ppm,
+               c.seconds_spent * 1e3);
+    }
     printf("\nWhere they stop being right at %.0f Hz: the naive product overflows\n"
            "from %llu ticks on (%.2f s), and then is wrong by multiples of 2^64 / hz;\n"
            "the double multiply drifts more than 2 ns from the exact value from about\n"
