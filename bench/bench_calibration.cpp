@@ -152,9 +152,14 @@ int main(int argc, char **argv)
     double ref_seconds = tiny ? 0.05 : 1.0;
 
     std::vector<Method> ms;
-    ms.push_back(Method{"tsc_timer, first call (8 ms default)", "tsc_timer first call", "first", "the promise: ≤ 10 ms, median ≤ 0.1 ppm, worst < 0.5 ppm", 0, {}, {}, {}});
-    const double windows[] = {0.001, 0.002, 0.004, 0.016, 0.064};
+    // Ours in order of window, the first call (8 ms) among them.
+    const double windows[] = {0.001, 0.002, 0.004, 0, 0.016, 0.064};
     for (double w : windows) {
+        if (w == 0) {
+            ms.push_back(Method{"tsc_timer, first call (8 ms default)", "tsc_timer first call", "first",
+                                "the promise: ≤ 10 ms, median ≤ 0.1 ppm, worst < 0.5 ppm", 0, {}, {}, {}});
+            continue;
+        }
         if (tiny && w > 0.004)
             continue;
         char label[64], mark[64];
@@ -217,6 +222,8 @@ int main(int argc, char **argv)
            "|---|---:|---:|---:|---:|---:|---:|---|\n",
            runs, (y1 - y0) * 1e-9, (unsigned long long)w0, (unsigned long long)w1, ref, ref_unc);
     FILE *pf = plot ? fopen(plot, "w") : NULL;
+    if (pf)
+        fprintf(pf, "# reference uncertainty %.6f ppm\n", ref_unc);
     for (size_t i = 0; i < ms.size(); i++) {
         for (double f : hz[i])
             ms[i].err_ppm.push_back((f / ref - 1) * 1e6);
@@ -244,7 +251,10 @@ int main(int argc, char **argv)
     printf("| libcpuid cpu_clock_measure | not built: libcpuid not found | | | | | | |\n");
 #endif
     {
-        const Method &f = ms[0];
+        size_t first = 0;
+        while (ms[first].method != "first")
+            first++;
+        const Method &f = ms[first];
         double me = median_of(abs_of(f.err_ppm)), we = worst_abs(f.err_ppm);
         double mt = median_of(f.ms), wt = *std::max_element(f.ms.begin(), f.ms.end());
         printf("\nFirst call of `tsc_ticks_per_second()` in %d fresh processes: median\n"

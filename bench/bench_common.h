@@ -9,12 +9,18 @@
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
 
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tsc_timer.h"
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 /* 1 when the program was started with --tiny. */
 static inline int bench_tiny(int argc, char **argv)
@@ -24,6 +30,24 @@ static inline int bench_tiny(int argc, char **argv)
         if (strcmp(argv[i], "--tiny") == 0)
             return 1;
     return 0;
+}
+
+/* Keeps the process on the CPU it is on: the vCPUs of a VM may advance
+ * their TSCs in steps of different phase, and a read pair split across two
+ * of them measures that, not the timer. Returns that CPU, or -1. */
+static inline int bench_pin_to_this_cpu(void)
+{
+#if defined(__linux__)
+    int cpu = sched_getcpu();
+    cpu_set_t set;
+    if (cpu < 0)
+        return -1;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+#else
+    return -1;
+#endif
 }
 
 static int bench_cmp_double(const void *a, const void *b)

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     g_ns_per_tick = 1e9 / hz;
     g_hz = (uint64_t)(hz + 0.5);
     fill_inputs();
+    bench_pin_to_this_cpu();
     printf("## Conversion of ticks to ns\n\n"
            "Each row: %zu conversions of inputs spread from 256 ticks to about an\n"
            "hour (a fixed pseudo-random set of %d), results summed, timed with\n"

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
         g_samples[i] = 40 + (x >> 33) % 4000;
     }
     memset(&g_stats, 0, sizeof g_stats);
+    bench_pin_to_this_cpu();
     printf("## Statistics\n\n"
            "%zu calls of `tsc_stats_add` with samples of 40-4000 ticks, timed with\n"
            "`tsc_ticks_before`/`tsc_ticks_after` minus the empty region; %zu runs,\n"

@@ -235,6 +235,7 @@ int main(int argc, char **argv)
     size_t ens = tiny ? 4 : 100, smp = tiny ? 50 : 1000;
 
     g_ticks_per_ns = tsc_ticks_per_second() / 1e9;
+    int cpu = bench_pin_to_this_cpu();
 #if defined(BENCH_X86)
     // RDTSCP by hand only where the library uses it too: it faults where
     // CPUID denies it, and the comparison is with what the library does.
@@ -246,9 +247,11 @@ int main(int argc, char **argv)
            "region's %llu ticks, divided by %zu; %zu such runs, median and interquartile\n"
            "range. Back-to-back unfenced reads overlap in the pipeline, so their\n"
            "cost is a throughput; fenced reads cannot overlap. ns at the calibrated\n"
-           "TSC rate (%.6f MHz).\n\n" BENCH_COST_HEADER,
+           "TSC rate (%.6f MHz). The whole program runs on one CPU (%d; -1: not\n"
+           "pinned): a read pair split across two vCPUs would measure the phase\n"
+           "of their TSC steps, not the timer.\n\n" BENCH_COST_HEADER,
            calls, (unsigned long long)tsc_overhead_ticks(), calls, runs,
-           tsc_ticks_per_second() / 1e6);
+           tsc_ticks_per_second() / 1e6, cpu);
     cost_row<OursBefore>(calls, runs);
     cost_row<OursAfter>(calls, runs);
 #if defined(BENCH_HAVE_TSC_NOW_NS)
