@@ -2,10 +2,11 @@
 /* What tsc_stats_add costs: ns per add over 10^7 adds of varied values
  * (log-uniform over 30 binary orders, so the adds spread over ~2000
  * buckets), against the same loop that only sums the values, and over
- * 10^7 adds of nearly constant values (one bucket). Usage:
- * bench_stats [adds]. */
+ * 10^7 adds of nearly constant values (one bucket). Prints a markdown
+ * section for bench/results.md. Usage: bench_stats [--tiny | adds]. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "tsc_timer.h"
 
 #define VALUES 4096
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
     int round;
 
     if (argc > 1)
-        adds = strtoull(argv[1], NULL, 10);
+        adds = strcmp(argv[1], "--tiny") == 0 ? VALUES : strtoull(argv[1], NULL, 10);
     if (adds < VALUES)
         adds = VALUES;
     for (i = 0; i < VALUES; i++) {
@@ -61,13 +62,16 @@ int main(int argc, char **argv)
     (void)sink;
     loop_ticks = best_loop;
     add_ticks = best_add;
-    printf("counter: %s, %.0f ticks per second\n", tsc_counter_name(), tsc_ticks_per_second());
-    printf("tsc_stats_add: %.2f ns per add (%llu adds of varied values, best of 7; "
-           "the bare loop: %.2f ns per value)\n",
-           (double)tsc_ticks_to_ns(add_ticks) / (double)adds, (unsigned long long)adds,
+    printf("## Statistics\n\n"
+           "Best of 7 rounds of %llu `tsc_stats_add` calls each, timed as a whole with\n"
+           "`tsc_ticks_before`/`tsc_ticks_after`; `struct tsc_stats` is %u bytes.\n\n"
+           "| loop | ns per value |\n|---|---:|\n",
+           (unsigned long long)adds, (unsigned)sizeof(struct tsc_stats));
+    printf("| `tsc_stats_add`, varied values (~2000 buckets) | %.2f |\n",
+           (double)tsc_ticks_to_ns(add_ticks) / (double)adds);
+    printf("| `tsc_stats_add`, values 1000 or 1001 (one bucket) | %.2f |\n",
+           (double)tsc_ticks_to_ns(best_same) / (double)adds);
+    printf("| the bare loop, summing the same values | %.2f |\n",
            (double)tsc_ticks_to_ns(loop_ticks) / (double)adds);
-    printf("tsc_stats_add: %.2f ns per add (%llu adds of 1000 or 1001, one bucket, best of 7)\n",
-           (double)tsc_ticks_to_ns(best_same) / (double)adds, (unsigned long long)adds);
-    printf("sizeof(struct tsc_stats) = %u bytes\n", (unsigned)sizeof(struct tsc_stats));
     return tsc_stats_count(&st) == adds && tsc_stats_max(&st) == 1001 ? 0 : 1;
 }
