@@ -21,3 +21,11 @@ int compile_test_use(void)
            (int)tsc_ticks_to_seconds(t1) + (int)tsc_ticks_per_second() + rc +
            (int)tsc_counter_name()[0] + f.has_counter;
 }
+
+#if defined(COMPILE_TEST_MAIN)
+/* Linked under -O3 -flto, so link-time warnings count too. */
+int main(void)
+{
+    return compile_test_use() == 0x7fffffff;
+}
+#endif
