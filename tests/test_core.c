@@ -127,12 +127,20 @@ static void test_counter_and_frequency_source_match_the_platform(void **state)
 #if defined(TSC_TIMER_FORCE_FALLBACK)
     EXPECT(strstr(name, "OS clock") != NULL, "forced fallback reads '%s'", name);
     EXPECT(strstr(c.method, "architectural") != NULL, "forced fallback: method '%s'", c.method);
+#if defined(_WIN32)
+    EXPECT(strstr(c.method, "QueryPerformanceFrequency") != NULL, "Windows OS clock from '%s'",
+           c.method);
+#endif
 #elif defined(__x86_64__) || defined(__i386__)
     if (strstr(name, "OS clock") == NULL) {
         EXPECT(strstr(name, "TSC") != NULL, "x86 reads '%s'", name);
         EXPECT(strstr(c.method, "measured") != NULL, "x86 TSC frequency is measured, got '%s'",
                c.method);
         EXPECT(c.samples > 100, "only %llu clean samples", (unsigned long long)c.samples);
+#if defined(_WIN32)
+        EXPECT(strstr(c.method, "QueryPerformanceCounter") != NULL,
+               "Windows TSC calibrated against '%s'", c.method);
+#endif
     }
 #elif defined(__aarch64__) && !defined(__APPLE__) && !defined(_WIN32)
     EXPECT(strstr(name, "CNTVCT_EL0") != NULL, "AArch64 reads '%s'", name);
