@@ -1,24 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Compiles compile_test.c with every compiler, standard and configuration
-# macro given, under -Wall -Wextra -Wpedantic -Werror. Fails on the first
-# warning. Usage: compile_matrix.sh INCLUDE_DIR [compiler ...]
+# macro given, under -Wall -Wextra -Wpedantic -Werror, at -O0 (compiled) and
+# -O3 -flto (compiled and linked, so link-time warnings count). Fails on the
+# first warning of each combination and reports them all.
+# Usage: compile_matrix.sh [--full] INCLUDE_DIR [compiler ...]
+#   --full  also -O2 and -Os.
 set -u
+opts="-O0|-O3 -flto"
+[ "$1" = "--full" ] && { opts="-O0|-O2|-Os|-O3 -flto"; shift; }
 inc=$1; shift
 src=$(dirname "$0")/compile_test.c
-fail=0; n=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0; n=0; seen=" "
 for cc in "$@"; do
     command -v "$cc" >/dev/null 2>&1 || { echo "skip: $cc not found"; continue; }
     case "$cc" in *++*) stds="c++11 c++17 c++20"; lang="-x c++";; *) stds="c99 c11 c17"; lang="-x c";; esac
+    key="$(readlink -f "$(command -v "$cc")")$lang" # cc and gcc: the same compiler once
+    case "$seen" in *" $key "*) continue;; esac
+    seen="$seen$key "
     for std in $stds; do
         for def in "" -DTSC_TIMER_FORCE_FALLBACK -DTSC_TIMER_NO_RDTSCP "-DTSC_CALIBRATION_SECONDS=0.002"; do
-            for opt in -O0 -O2; do
+            IFS='|'
+            for opt in $opts; do
+                unset IFS
                 n=$((n + 1))
+                case "$opt" in
+                *-flto*) step="-DCOMPILE_TEST_MAIN -o $tmp/a.out"; tail="-lm";;
+                *) step="-c -o /dev/null"; tail="";;
+                esac
                 if ! out=$("$cc" $lang -std=$std $opt -Wall -Wextra -Wpedantic -Werror $def \
-                        -I"$inc" -c "$src" -o /dev/null 2>&1); then
+                        -I"$inc" "$src" $step $tail 2>&1); then
                     echo "FAIL: $cc -std=$std $opt $def"; echo "$out"; fail=$((fail + 1))
                 fi
+                IFS='|'
             done
+            unset IFS
         done
     done
 done

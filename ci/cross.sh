@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Cross-builds the test suite for one target and runs it through the
+# target's emulator (qemu-user, Wine) or natively (i386).
+# Usage: ci/cross.sh TARGET   (name of a ci/toolchains/*.cmake)
+set -eu
+cd "$(dirname "$0")/.."
+t=$1
+ci/build-cmocka.sh "$t"
+b=build-ci/$t
+cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$(pwd)/ci/toolchains/$t.cmake" \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+      -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
+    { cat "$b.configure.log"; exit 1; }
+cmake --build "$b" -j2
+# -V: the counter and frequency source each test program reports are shown.
+ctest --test-dir "$b" --output-on-failure -V

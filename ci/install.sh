@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Installs what .ci/run needs on Debian 12, only what is missing: the cross
+# compilers (with their libc, which apt only recommends), qemu-user, Wine,
+# valgrind, and a deb-src line for Debian's cmocka source package.
+set -eu
+cd "$(dirname "$0")/.."
+src=/etc/apt/sources.list.d/tsc-timer-src.sources
+if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
+        'Suites: bookworm bookworm-updates' 'Components: main' \
+        'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$src"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+fi
+cross=""
+for a in aarch64-linux-gnu:arm64 arm-linux-gnueabihf:armhf riscv64-linux-gnu:riscv64 \
+         powerpc64le-linux-gnu:ppc64el s390x-linux-gnu:s390x i686-linux-gnu:i386; do
+    cross="$cross gcc-${a%%:*} g++-${a%%:*} libc6-dev-${a##*:}-cross"
+done
+exec scripts/setup-debian.sh dpkg-dev valgrind qemu-user-static wine wine64 \
+    gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 $cross
