@@ -1383,18 +1383,22 @@ static inline uint64_t tsc_sub_overhead(uint64_t ticks)
 
 /* --- a clock: the counter on a line locked to the system clocks -------- */
 
-/* The clock maps a counter value t to nanoseconds on a line,
- *     ns(t) = base_ns + (t - base_ticks) * mul,   never below base_ns,
- * set up from a bracketed reading of CLOCK_MONOTONIC at first use and
- * steered by tsc_clock_resync(). A resync never steps the line back: the
- * new line starts where the old one is at the switch point (the counter
- * read just after the sequence lock turns odd), with a rate that reaches
- * the clock over the next interval (the last one's length, 10 ms to 10 s),
- * bounded to +-500 ppm as NTP bounds its slew. A line behind by more than
- * that slew can make up is stepped forward (which keeps it monotonic); one
- * ahead is slewed at the bound. A read whose counter was taken before the
- * switch point but which sees the new line gets base_ns: the floor keeps
- * it from going below any read of the old line.
+/* The clock maps a counter value t to nanoseconds on a line of two
+ * segments: a slew, then the clock's own rate,
+ *     t <  end_ticks: ns(t) = base_ns + (t - base_ticks) * mul, >= base_ns
+ *     t >= end_ticks: ns(t) = end_ns + (t - end_ticks) * rate
+ * set up from a bracketed reading of CLOCK_MONOTONIC at first use (no
+ * slew) and steered by tsc_clock_resync(). A resync never steps the line
+ * back: the new line starts where the old one is at the switch point (the
+ * counter read just after the sequence lock turns odd) and slews onto the
+ * clock over the next interval (the last one's length, 10 ms to 10 s), at
+ * most 500 ppm off the clock's rate as NTP bounds its slew, longer where
+ * the error needs it; then it runs at the clock's measured rate, so a slew
+ * never outlives its error. A line behind by more than the interval's slew
+ * can make up is stepped forward (which keeps it monotonic); one ahead is
+ * slewed at the bound. A read whose counter was taken before the switch
+ * point but which sees the new line gets base_ns: the floor keeps it from
+ * going below any read of the old line.
  *
  * Its own state and sequence counter, so a resync never makes a conversion
  * retry. Fields after real_off belong to the writer holding `busy`. */
@@ -1404,6 +1408,9 @@ struct tsc__clock {
     uint64_t base_ticks; /* the line's start, counter ticks                 */
     uint64_t base_ns;    /* the line at base_ticks, monotonic ns            */
     uint64_t mul_hi, mul_lo; /* its slope, ns per tick, 64.64 fixed point   */
+    uint64_t end_ticks;  /* the slew's end, counter ticks                   */
+    uint64_t end_ns;     /* the line there                                  */
+    uint64_t rate_hi, rate_lo; /* the clock's rate after it, 64.64         */
     uint64_t real_off;   /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, mod 2^64  */
     uint64_t ref_mid2, ref_ns; /* rate reference: 2 x ticks, monotonic ns   */
     uint64_t last_ns;    /* monotonic ns at the last measurement            */
@@ -1440,9 +1447,12 @@ static inline uint64_t tsc__clock_ticks(void)
 #endif
 }
 
-/* The line v = {base_ticks, base_ns, mul_hi, mul_lo} at counter value t. */
+/* The line v = {base_ticks, base_ns, mul_hi, mul_lo, end_ticks, end_ns,
+ * rate_hi, rate_lo} at counter value t. */
 static inline uint64_t tsc__clock_line(const uint64_t *v, uint64_t t)
 {
+    if (TSC__LIKELY(t >= v[4]))
+        return v[5] + tsc__mul_fixed(t - v[4], v[6], v[7]);
     return v[1] + tsc__mul_fixed(t > v[0] ? t - v[0] : 0, v[2], v[3]);
 }
 
@@ -1491,16 +1501,25 @@ static inline void tsc__clock_lock(void)
         tsc__pause();
 }
 
-/* Publishes a line (the writer holds `busy`; the sequence counter is odd). */
+/* Publishes a line: slope `mul` ns per tick for `slew` ticks from
+ * (base_ticks, base_ns), then `rate` (the writer holds `busy`; the
+ * sequence counter is odd). */
 static inline void tsc__clock_store(uint32_t s, uint64_t base_ticks, uint64_t base_ns,
-                                    double mul, uint64_t real_off)
+                                    double mul, uint64_t slew, double rate, uint64_t real_off)
 {
-    uint64_t hi, lo;
+    uint64_t hi, lo, rhi, rlo;
     tsc__fixed_from_double(mul, &hi, &lo);
+    tsc__fixed_from_double(rate, &rhi, &rlo);
+    if (slew > UINT64_MAX - base_ticks)
+        slew = UINT64_MAX - base_ticks;
     TSC__ST64(&tsc__clk.base_ticks, base_ticks);
     TSC__ST64(&tsc__clk.base_ns, base_ns);
     TSC__ST64(&tsc__clk.mul_hi, hi);
     TSC__ST64(&tsc__clk.mul_lo, lo);
+    TSC__ST64(&tsc__clk.end_ticks, base_ticks + slew);
+    TSC__ST64(&tsc__clk.end_ns, base_ns + tsc__mul_fixed(slew, hi, lo));
+    TSC__ST64(&tsc__clk.rate_hi, rhi);
+    TSC__ST64(&tsc__clk.rate_lo, rlo);
     TSC__ST64(&tsc__clk.real_off, real_off);
     TSC__ST32(&tsc__clk.seq, s + 2);
 }
@@ -1520,7 +1539,7 @@ static TSC__NOINLINE void tsc__clock_setup(void)
         mul = (double)f[0] + ldexp((double)f[1], -64);
         tsc__clk.rate = tsc__dbits(mul);
         TSC__ST32(&tsc__clk.seq, 1u);
-        tsc__clock_store(0, mid2 / 2, mono, mul, off);
+        tsc__clock_store(0, mid2 / 2, mono, mul, 0, mul, off);
     }
     TSC__ST32(&tsc__clk.busy, 0);
 }
@@ -1539,12 +1558,12 @@ static TSC__NOINLINE uint64_t tsc__clock_slow(int realtime)
  * line then took its counter before the switch point. */
 static inline uint64_t tsc__clock_now(int realtime)
 {
-    uint64_t v[5], t;
+    uint64_t v[9], t;
     if (TSC__UNLIKELY(TSC__RLX32(&tsc__clk.seq) == 0))
         return tsc__clock_slow(realtime);
     t = tsc__clock_ticks();
-    tsc__seq_read(&tsc__clk.seq, &tsc__clk.base_ticks, v, 5);
-    return tsc__clock_line(v, t) + (realtime ? v[4] : 0);
+    tsc__seq_read(&tsc__clk.seq, &tsc__clk.base_ticks, v, 9);
+    return tsc__clock_line(v, t) + (realtime ? v[8] : 0);
 }
 
 static inline uint64_t tsc_now_ns(void)
@@ -1567,8 +1586,8 @@ static inline uint64_t tsc_now_realtime_ns(void)
 
 static inline int tsc_clock_resync(void)
 {
-    uint64_t mid2 = 0, mono = 0, off = 0, w = UINT64_MAX, v[4], ts, old, base, dt;
-    double rate, h, err, c, ticks;
+    uint64_t mid2 = 0, mono = 0, off = 0, w = UINT64_MAX, v[8], ts, old, base, dt;
+    double rate, h, err, c, ticks, slew;
     uint32_t s;
     int i;
     if (tsc__mode() == TSC__MODE_OS)
@@ -1611,19 +1630,30 @@ static inline int tsc_clock_resync(void)
     v[1] = TSC__LD64(&tsc__clk.base_ns);
     v[2] = TSC__LD64(&tsc__clk.mul_hi);
     v[3] = TSC__LD64(&tsc__clk.mul_lo);
+    v[4] = TSC__LD64(&tsc__clk.end_ticks);
+    v[5] = TSC__LD64(&tsc__clk.end_ns);
+    v[6] = TSC__LD64(&tsc__clk.rate_hi);
+    v[7] = TSC__LD64(&tsc__clk.rate_lo);
     old = tsc__clock_line(v, ts);
     /* old - where the clock is at ts, in ns (small: signed arithmetic). */
     dt = ts - mid2 / 2;
     ticks = dt >> 63 ? -(double)(mid2 / 2 - ts) : (double)dt;
     err = (double)(int64_t)(old - mono) - ticks * rate;
-    c = -err / h;
-    c = c < -TSC__SLEW ? -TSC__SLEW : c > TSC__SLEW ? TSC__SLEW : c;
+    /* Slew the error away over h at c = -err / h; an error beyond the
+     * bound takes longer at the bound, or, behind, a step forward. */
     base = old;
-    if (err < -TSC__SLEW * h) { /* too far behind to slew: step forward */
+    c = -err / h;
+    slew = h;
+    if (c < -TSC__SLEW) {
+        c = -TSC__SLEW;
+        slew = err / TSC__SLEW;
+    } else if (c > TSC__SLEW) {
         base = old + (uint64_t)(-err);
         c = 0;
+        slew = 0;
     }
-    tsc__clock_store(s, ts, base, rate * (1.0 + c), off);
+    slew = slew / rate < 4e18 ? slew / rate : 4e18; /* ns to ticks */
+    tsc__clock_store(s, ts, base, rate * (1.0 + c), (uint64_t)slew, rate, off);
     TSC__ST32(&tsc__clk.busy, 0);
     return 0;
 }

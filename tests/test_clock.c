@@ -176,14 +176,17 @@ static void test_never_goes_back_across_many_resyncs(void **state)
 
 #if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
 
-/* Moves the published line by delta ns, as a wrong measurement would. */
-static void shift_line(int64_t delta)
+/* Moves the published line by `line` ns, as a wrong measurement would,
+ * and the realtime offset by `real` ns, as a realtime step would. */
+static void shift(int64_t line, int64_t real)
 {
     uint32_t s;
     tsc__clock_lock();
     s = tsc__clk.seq;
     __atomic_store_n(&tsc__clk.seq, s + 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&tsc__clk.base_ns, tsc__clk.base_ns + (uint64_t)delta, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__clk.base_ns, tsc__clk.base_ns + (uint64_t)line, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__clk.end_ns, tsc__clk.end_ns + (uint64_t)line, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__clk.real_off, tsc__clk.real_off + (uint64_t)real, __ATOMIC_SEQ_CST);
     __atomic_store_n(&tsc__clk.seq, s + 2, __ATOMIC_SEQ_CST);
     __atomic_store_n(&tsc__clk.busy, 0, __ATOMIC_SEQ_CST);
 }
@@ -198,7 +201,7 @@ static void test_line_ahead_is_slewed_back_not_stepped(void **state)
     double fixed_ns, bound_ns;
     (void)state;
     tsc_clock_resync();
-    shift_line(200000);
+    shift(200000, 0);
     tsc_clock_resync(); /* sees +200 us: slews at -500 ppm from here */
     t0 = os_ns(CLOCK_MONOTONIC);
     e0 = error_now();
@@ -224,7 +227,7 @@ static void test_line_ahead_is_slewed_back_not_stepped(void **state)
            fixed_ns, (double)(t1 - t0) * 1e-9);
     EXPECT(fixed_ns >= 0.5 * bound_ns - 2000, "corrected only %.0f ns of the %.0f ns allowed",
            fixed_ns, bound_ns);
-    shift_line(-e1); /* leave the clock on time */
+    shift(-e1, 0); /* leave the clock on time */
 }
 
 /* A line 1 ms behind is beyond what a 10 ms interval's slew makes up: the
@@ -235,13 +238,52 @@ static void test_line_far_behind_is_stepped_forward(void **state)
     int64_t e;
     (void)state;
     tsc_clock_resync();
-    shift_line(-1000000);
+    shift(-1000000, 0);
     before = tsc_now_ns();
     EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
     e = error_now();
     EXPECT(tsc_now_ns() >= before, "the step forward went back");
     EXPECT(e > -AGREE_NS && e < AGREE_NS, "after the step the error is %lld ns, expected "
            "within %d", (long long)e, AGREE_NS);
+}
+
+
+/* A slew lasts as long as its error: 20 us ahead, slewed at 500 ppm, is
+ * gone after 40 ms; 0.5 s later, with no resync, the line is still on the
+ * clock (a slew that went on would be 230 us behind). */
+static void test_slew_ends_when_its_error_is_gone(void **state)
+{
+    int64_t e;
+    (void)state;
+    tsc_clock_resync();
+    shift(20000, 0);
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
+    sleep_ns(500000000);
+    e = error_now();
+    print_message("20 us ahead, one resync, 0.5 s later: error %lld ns\n", (long long)e);
+    EXPECT(e > -2 * AGREE_NS && e < 2 * AGREE_NS,
+           "0.5 s after the slew the error is %lld ns, expected within %d", (long long)e,
+           2 * AGREE_NS);
+}
+
+/* A realtime step (settimeofday; here the offset moved as a step of the
+ * system's realtime clock would move it) shows until the next resync, and
+ * not after it: it is followed, not smeared. */
+static void test_realtime_step_is_followed_at_next_resync(void **state)
+{
+    int64_t err;
+    uint64_t w;
+    (void)state;
+    tsc_clock_resync();
+    shift(0, -5000000000);
+    check(CLOCK_REALTIME, AGREE_NS, &err, &w);
+    EXPECT(err < -4999000000 && err > -5001000000,
+           "before the resync the realtime reading is %lld ns off, expected -5 s",
+           (long long)err);
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
+    EXPECT(check(CLOCK_REALTIME, AGREE_NS, &err, &w),
+           "after the resync the realtime reading is %lld ns off, expected within %d",
+           (long long)err, AGREE_NS);
 }
 
 #endif
@@ -346,6 +388,8 @@ int main(void)
 #if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
         cmocka_unit_test(test_line_ahead_is_slewed_back_not_stepped),
         cmocka_unit_test(test_line_far_behind_is_stepped_forward),
+        cmocka_unit_test(test_slew_ends_when_its_error_is_gone),
+        cmocka_unit_test(test_realtime_step_is_followed_at_next_resync),
 #endif
 #if defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
         cmocka_unit_test(test_fallback_is_the_os_clock),
