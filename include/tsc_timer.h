@@ -14,6 +14,11 @@
  *     printf("%llu ticks = %llu ns\n", (unsigned long long)ticks,
  *            (unsigned long long)tsc_ticks_to_ns(ticks));
  *
+ * A clock, for timestamps: tsc_now_ns() (CLOCK_MONOTONIC-compatible) and
+ * tsc_now_realtime_ns() (CLOCK_REALTIME-compatible) cost less than half
+ * of clock_gettime; call tsc_clock_resync() about once a second (from any
+ * thread) to keep them within a microsecond of the system clocks.
+ *
  * The first conversion calibrates the counter once for the whole process
  * (about 8 ms of busy-waiting on x86; nothing on platforms whose counter
  * frequency is architectural). Call tsc_ticks_per_second() at start-up to
@@ -228,10 +233,10 @@ static inline uint64_t tsc_overhead_ticks(void);
 static inline uint64_t tsc_sub_overhead(uint64_t ticks);
 
 /* A clock: the counter converted to nanoseconds on a line kept locked to
- * the system clocks. ~half the cost of clock_gettime on x86 Linux (a plain
- * RDTSC, a sequence-lock read and a multiply). The first call sets it up
- * (calibrating first if needed). Where the counter is the OS clock these
- * are the OS clock itself. */
+ * the system clocks. Less than half the cost of clock_gettime on x86 Linux
+ * (a plain RDTSC, a sequence-lock read and a multiply; ~11 ns). The first
+ * call sets it up (calibrating first if needed). Where the counter is the
+ * OS clock these are the OS clock itself. Thread-safe. */
 /* CLOCK_MONOTONIC-compatible nanoseconds (QPC-based on Windows); never goes
  * backwards within a thread, across resyncs too. */
 static inline uint64_t tsc_now_ns(void);
@@ -241,7 +246,8 @@ static inline uint64_t tsc_now_ns(void);
 static inline uint64_t tsc_now_realtime_ns(void);
 /* Measures the clock's offset and rate against the system clock and steers
  * the line towards it (bounded slew, never a step back). Call it about once
- * a second from one thread; readers never wait on the measurement. 0, or
+ * a second, from any thread (calls take turns); readers never wait on the
+ * measurement, only on the few stores that publish its result. 0, or
  * -EAGAIN when no clean measurement could be taken (a loaded machine), and
  * then nothing changes. 0 at once where the counter is the OS clock. */
 static inline int tsc_clock_resync(void);
