@@ -1397,7 +1397,7 @@ static inline uint64_t tsc_sub_overhead(uint64_t ticks)
  * slew) and steered by tsc_clock_resync(). A resync never steps the line
  * back: the new line starts where the old one is at the switch point (the
  * counter read just after the sequence lock turns odd) and slews onto the
- * clock over the next interval (the last one's length, 10 ms to 10 s), at
+ * clock within the next interval (the last one's length, 10 ms to 1 s), at
  * most 500 ppm off the clock's rate as NTP bounds its slew, longer where
  * the error needs it; then it runs at the clock's measured rate, so a slew
  * never outlives its error. A line behind by more than the interval's slew
@@ -1626,7 +1626,7 @@ static inline int tsc_clock_resync(void)
         tsc__clk.ref_ns = mono;
     }
     h = (double)(mono - tsc__clk.last_ns);
-    h = h < 1e7 ? 1e7 : h > 1e10 ? 1e10 : h;
+    h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
     tsc__clk.last_ns = mono;
 
     s = TSC__RLX32(&tsc__clk.seq);
