@@ -1457,7 +1457,7 @@ static inline uint64_t tsc__clock_ticks(void)
  * rate_hi, rate_lo} at counter value t. */
 static inline uint64_t tsc__clock_line(const uint64_t *v, uint64_t t)
 {
-    if (TSC__LIKELY(t >= v[4]))
+    if (t >= v[4])
         return v[5] + tsc__mul_fixed(t - v[4], v[6], v[7]);
     return v[1] + tsc__mul_fixed(t > v[0] ? t - v[0] : 0, v[2], v[3]);
 }
@@ -1607,6 +1607,9 @@ static inline int tsc_clock_resync(void)
     for (i = 0; i < 4 && w > 2 * tsc__clk.narrow + 64; i++)
         w = tsc__clock_sample(&mid2, &mono, &off);
     if (w > 2 * tsc__clk.narrow + 64) {
+        /* Widen the bar a little, so a machine that stays slower (a VM
+         * moved to another host) is accepted again after a few tries. */
+        tsc__clk.narrow += tsc__clk.narrow / 8 + 1;
         TSC__ST32(&tsc__clk.busy, 0);
         return -EAGAIN;
     }
