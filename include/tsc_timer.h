@@ -1564,31 +1564,20 @@ static TSC__NOINLINE uint64_t tsc__clock_slow(int realtime)
  * line then took its counter before the switch point. */
 static inline uint64_t tsc__clock_now(int realtime)
 {
+#if defined(TSC__OSCLOCK)
+    return tsc__os_ns(realtime);
+#else
     uint64_t v[9], t;
     if (TSC__UNLIKELY(TSC__RLX32(&tsc__clk.seq) == 0))
         return tsc__clock_slow(realtime);
     t = tsc__clock_ticks();
     tsc__seq_read(&tsc__clk.seq, &tsc__clk.base_ticks, v, 9);
     return tsc__clock_line(v, t) + (realtime ? v[8] : 0);
-}
-
-static inline uint64_t tsc_now_ns(void)
-{
-#if defined(TSC__OSCLOCK)
-    return tsc__os_ns(0);
-#else
-    return tsc__clock_now(0);
 #endif
 }
 
-static inline uint64_t tsc_now_realtime_ns(void)
-{
-#if defined(TSC__OSCLOCK)
-    return tsc__os_ns(1);
-#else
-    return tsc__clock_now(1);
-#endif
-}
+static inline uint64_t tsc_now_ns(void) { return tsc__clock_now(0); }
+static inline uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1); }
 
 static inline int tsc_clock_resync(void)
 {
@@ -1632,17 +1621,10 @@ static inline int tsc_clock_resync(void)
     h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
     tsc__clk.last_ns = mono;
 
+    tsc__seq_read(&tsc__clk.seq, &tsc__clk.base_ticks, v, 8); /* ours: stable */
     s = TSC__RLX32(&tsc__clk.seq);
     tsc__cas32(&tsc__clk.seq, s, s + 1); /* only holder of busy writes it */
     ts = tsc_ticks_before();             /* after the lock turned odd      */
-    v[0] = TSC__LD64(&tsc__clk.base_ticks);
-    v[1] = TSC__LD64(&tsc__clk.base_ns);
-    v[2] = TSC__LD64(&tsc__clk.mul_hi);
-    v[3] = TSC__LD64(&tsc__clk.mul_lo);
-    v[4] = TSC__LD64(&tsc__clk.end_ticks);
-    v[5] = TSC__LD64(&tsc__clk.end_ns);
-    v[6] = TSC__LD64(&tsc__clk.rate_hi);
-    v[7] = TSC__LD64(&tsc__clk.rate_lo);
     old = tsc__clock_line(v, ts);
     /* old - where the clock is at ts, in ns (small: signed arithmetic). */
     dt = ts - mid2 / 2;
