@@ -40,13 +40,11 @@ struct OursAfter {
     static uint64_t read() { return tsc_ticks_after(); }
     static double ticks(uint64_t a, uint64_t b) { return (double)(b - a); }
 };
-#if defined(BENCH_HAVE_TSC_NOW_NS)
 struct OursNowNs {
     static const char *name() { return "`tsc_now_ns`"; }
     static uint64_t read() { return tsc_now_ns(); }
     static double ticks(uint64_t a, uint64_t b) { return (double)(b - a) * g_ticks_per_ns; }
 };
-#endif
 #if defined(BENCH_X86)
 struct HandBefore {
     static const char *name() { return "`lfence;rdtsc;lfence` by hand"; }
@@ -254,9 +252,7 @@ int main(int argc, char **argv)
            tsc_ticks_per_second() / 1e6, cpu);
     cost_row<OursBefore>(calls, runs);
     cost_row<OursAfter>(calls, runs);
-#if defined(BENCH_HAVE_TSC_NOW_NS)
     cost_row<OursNowNs>(calls, runs);
-#endif
 #if defined(BENCH_X86)
     cost_row<HandBefore>(calls, runs);
     if (rdtscp)
@@ -302,9 +298,7 @@ int main(int argc, char **argv)
         precision_row<HandBefore, HandBefore>("`lfence;rdtsc;lfence` twice by hand", ens, smp);
     precision_row<PlainRdtsc, PlainRdtsc>("plain `rdtsc`", ens, smp);
 #endif
-#if defined(BENCH_HAVE_TSC_NOW_NS)
     precision_row<OursNowNs, OursNowNs>("`tsc_now_ns`", ens, smp);
-#endif
     precision_row<Monotonic, Monotonic>("`CLOCK_MONOTONIC`", ens, smp);
     precision_row<MonotonicRaw, MonotonicRaw>("`CLOCK_MONOTONIC_RAW`", ens, smp);
     precision_row<Realtime, Realtime>("`CLOCK_REALTIME`", ens, smp);

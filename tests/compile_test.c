@@ -16,6 +16,7 @@ int compile_test_use(void)
     uint64_t t3 = tsc_ticks_before_cpu(&cpu);
     int rc = tsc_calibrate(0.001, &c);
     rc += tsc_current_calibration(&c);
+    rc += tsc_clock_resync() + (int)(tsc_now_ns() + tsc_now_realtime_ns());
     return (int)(tsc_ticks_to_ns(t1 - t0) + tsc_ns_to_ticks(t2 - t3) + tsc_overhead_ticks() +
                  tsc_sub_overhead(t1)) +
            (int)tsc_ticks_to_seconds(t1) + (int)tsc_ticks_per_second() + rc +

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/* The clock: tsc_now_ns() and tsc_now_realtime_ns() agree with
+ * clock_gettime, never go back, and are never read torn while resyncing.
+ * Built as is, with TSC_TIMER_FORCE_FALLBACK (then they are the OS clock),
+ * and with -fsanitize=thread (TEST_CLOCK_THREADS_ONLY: the threaded tests). */
+#define _POSIX_C_SOURCE 199309L
+#include "tsc_test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pthread.h>
+
+#define AGREE_NS 1000        /* every check: within 1 us of clock_gettime */
+#define MEDIAN_NS 200        /* median over the run                       */
+#define SLEW_PPM 500.0       /* the steering bound                        */
+#if defined(TSC_TIMER_FORCE_FALLBACK) /* the OS clock: identity, checked below */
+#define RUN_NS UINT64_C(2000000000)
+#define DRIFT_NS INT64_C(1000000000)
+#else
+#define RUN_NS UINT64_C(10000000000) /* the agreement run: 10 s */
+#define DRIFT_NS INT64_C(3000000000) /* the drift measurement: 3 s */
+#endif
+
+static uint64_t os_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* As check() below, and *out: how far the clock lay outside the bracket
+ * (0 inside it). */
+static int check_out(clockid_t id, int64_t tol, int64_t *err, uint64_t *width, int64_t *out)
+{
+    uint64_t a = os_ns(id);
+    uint64_t c = id == CLOCK_REALTIME ? tsc_now_realtime_ns() : tsc_now_ns();
+    uint64_t b = os_ns(id);
+    int64_t below = (int64_t)(a - c), above = (int64_t)(c - b);
+    *err = (int64_t)(c - a) - (int64_t)((b - a) / 2);
+    *width = b - a;
+    *out = below > 0 ? below : above > 0 ? above : 0;
+    return below <= tol && above <= tol;
+}
+
+static void sleep_ns(int64_t ns)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / 1000000000);
+    ts.tv_nsec = (long)(ns % 1000000000);
+    nanosleep(&ts, NULL);
+}
+
+/* One check: the clock read between two reads of the system clock. *err is
+ * the clock minus the bracket's middle; returns 1 when the clock lies
+ * within `tol` of the bracket (the true time is inside it). */
+static int check(clockid_t id, int64_t tol, int64_t *err, uint64_t *width)
+{
+    int64_t out;
+    return check_out(id, tol, err, width, &out);
+}
+
+#if !defined(TEST_CLOCK_THREADS_ONLY)
+
+/* The clock's error, from the narrowest of 16 checks. */
+static int64_t error_now(void)
+{
+    int64_t err, best_err = 0;
+    uint64_t w, best = UINT64_MAX;
+    int i;
+    for (i = 0; i < 16; i++) {
+        check(CLOCK_MONOTONIC, INT64_MAX / 4, &err, &w);
+        if (w < best) {
+            best = w;
+            best_err = err;
+        }
+    }
+    return best_err;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The clock's drift from CLOCK_MONOTONIC over 3 s (1 s for the OS clock)
+ * without a resync: printed, and within the steering bound (500 ppm). */
+static void print_drift(const char *when)
+{
+    int64_t e0, e1;
+    uint64_t t0, t1;
+    double drift;
+    t0 = os_ns(CLOCK_MONOTONIC);
+    e0 = error_now();
+    sleep_ns(DRIFT_NS);
+    e1 = error_now();
+    t1 = os_ns(CLOCK_MONOTONIC);
+    drift = (double)(e1 - e0) / ((double)(t1 - t0) * 1e-9);
+    print_message("drift without resync, %s: %+.1f ns/s (%+.3f ppm) over %.2f s; error %+lld "
+                  "-> %+lld ns\n", when, drift, drift * 1e-3, (double)(t1 - t0) * 1e-9,
+                  (long long)e0, (long long)e1);
+    EXPECT(drift <= SLEW_PPM * 1e3 && drift >= -SLEW_PPM * 1e3,
+           "the line drifts %.0f ns/s from CLOCK_MONOTONIC, beyond 500 ppm", drift);
+}
+
+/* First thing in the process: a fresh line at the calibrated frequency,
+ * whose drift is the calibration's error. */
+static void test_drift_without_resync_is_small_and_printed(void **state)
+{
+    (void)state;
+    tsc_now_ns(); /* sets the clock up */
+    print_drift("fresh line at the calibrated frequency");
+}
+
+/* 10 s (2 s for the OS clock), resync once a second, a check every 2 ms
+ * of both clocks: each within 1 us of clock_gettime (beyond the bracket's
+ * own width), median absolute error within 200 ns. Then the drift once
+ * the resyncs stop, with the rate they measured. */
+static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
+{
+    enum { MAX_CHECKS = 8000 };
+    static int64_t errs[MAX_CHECKS];
+    int64_t err, out, worst = 0, worst_real = 0, narrow_worst = 0;
+    uint64_t w, start = os_ns(CLOCK_MONOTONIC), next_resync = start, now;
+    int n = 0, bad = 0, bad_real = 0, resyncs = 0, failed = 0, rc;
+    (void)state;
+    while ((now = os_ns(CLOCK_MONOTONIC)) - start < RUN_NS && n < MAX_CHECKS) {
+        if (now >= next_resync) {
+            rc = tsc_clock_resync();
+            EXPECT(rc == 0 || rc == -EAGAIN, "tsc_clock_resync returned %d", rc);
+            resyncs++;
+            failed += rc != 0;
+            next_resync += 1000000000u;
+        }
+        /* Reported: the worst distance outside the bracket, and the worst
+         * error from the middle of brackets narrower than 100 ns. */
+        bad += !check_out(CLOCK_MONOTONIC, AGREE_NS, &err, &w, &out);
+        err = err < 0 ? -err : err;
+        errs[n++] = err;
+        worst = out > worst ? out : worst;
+        if (w <= 100 && err > narrow_worst)
+            narrow_worst = err;
+        bad_real += !check_out(CLOCK_REALTIME, AGREE_NS, &err, &w, &out);
+        worst_real = out > worst_real ? out : worst_real;
+        sleep_ns(2000000);
+    }
+    qsort(errs, (size_t)n, sizeof errs[0], cmp_i64);
+    print_message("%d checks, %d resyncs (%d -EAGAIN): |error| median %lld ns, max %lld ns "
+                  "where the bracket was < 100 ns; farthest outside the bracket %lld ns "
+                  "(monotonic), %lld ns (realtime)\n",
+                  n, resyncs, failed, (long long)errs[n / 2], (long long)narrow_worst,
+                  (long long)worst, (long long)worst_real);
+    EXPECT(n >= 100, "only %d checks in the run", n);
+    EXPECT(failed < resyncs, "no resync succeeded in %d", resyncs);
+    EXPECT(bad == 0, "%d of %d checks were more than %d ns outside CLOCK_MONOTONIC's bracket",
+           bad, n, AGREE_NS);
+    EXPECT(bad_real == 0, "%d of %d checks were more than %d ns outside CLOCK_REALTIME's bracket",
+           bad_real, n, AGREE_NS);
+    EXPECT(errs[n / 2] <= MEDIAN_NS, "median |error| %lld ns, expected <= %d",
+           (long long)errs[n / 2], MEDIAN_NS);
+    print_drift("once 10 s of resyncs stopped");
+}
+
+#endif /* !TEST_CLOCK_THREADS_ONLY */
+
+/* 20000 resyncs as fast as they go, 100 reads between each: no read is
+ * smaller than the one before it in this thread. */
+static void test_never_goes_back_across_many_resyncs(void **state)
+{
+    uint64_t prev = tsc_now_ns(), now;
+    long back = 0, i, j, again = 0;
+    int64_t worst = 0;
+    (void)state;
+    for (i = 0; i < 20000; i++) {
+        int rc = tsc_clock_resync();
+        EXPECT(rc == 0 || rc == -EAGAIN, "tsc_clock_resync returned %d", rc);
+        again += rc != 0;
+        for (j = 0; j < 100; j++) {
+            now = tsc_now_ns();
+            if (now < prev) {
+                back++;
+                if ((int64_t)(prev - now) > worst)
+                    worst = (int64_t)(prev - now);
+            }
+            prev = now;
+        }
+    }
+    print_message("2000000 reads across 20000 resyncs (%ld -EAGAIN)\n", again);
+    EXPECT(back == 0, "%ld reads went back, by up to %lld ns", back, (long long)worst);
+}
+
+#if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
+
+/* Moves the published line by `line` ns, as a wrong measurement would,
+ * and the realtime offset by `real` ns, as a realtime step would. */
+static void shift(int64_t line, int64_t real)
+{
+    uint32_t s;
+    tsc__clock_lock();
+    s = tsc__g.clk.seq;
+    __atomic_store_n(&tsc__g.clk.seq, s + 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__g.clk.base_ns, tsc__g.clk.base_ns + (uint64_t)line, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__g.clk.end_ns, tsc__g.clk.end_ns + (uint64_t)line, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__g.clk.real_off, tsc__g.clk.real_off + (uint64_t)real, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__g.clk.seq, s + 2, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&tsc__g.clk.busy, 0, __ATOMIC_SEQ_CST);
+}
+
+/* A line 200 us ahead is slewed back at the bound, 500 ppm, never faster
+ * (no step back), and no read goes back meanwhile. */
+static void test_line_ahead_is_slewed_back_not_stepped(void **state)
+{
+    int64_t e0, e1;
+    uint64_t t0, t1, prev, now;
+    long back = 0;
+    double fixed_ns, bound_ns;
+    (void)state;
+    tsc_clock_resync();
+    shift(200000, 0);
+    tsc_clock_resync(); /* sees +200 us: slews at -500 ppm from here */
+    t0 = os_ns(CLOCK_MONOTONIC);
+    e0 = error_now();
+    prev = tsc_now_ns();
+    while (os_ns(CLOCK_MONOTONIC) - t0 < 200000000u) { /* 0.2 s, resync every 10 ms */
+        uint64_t until = os_ns(CLOCK_MONOTONIC) + 10000000u;
+        while (os_ns(CLOCK_MONOTONIC) < until) {
+            now = tsc_now_ns();
+            back += now < prev;
+            prev = now;
+        }
+        tsc_clock_resync();
+    }
+    e1 = error_now();
+    t1 = os_ns(CLOCK_MONOTONIC);
+    fixed_ns = (double)(e0 - e1);
+    bound_ns = SLEW_PPM * 1e-6 * (double)(t1 - t0);
+    print_message("ahead %lld ns -> %lld ns in %.3f s: slewed %.0f ns, bound %.0f ns\n",
+                  (long long)e0, (long long)e1, (double)(t1 - t0) * 1e-9, fixed_ns, bound_ns);
+    EXPECT(back == 0, "%ld reads went back while slewing", back);
+    EXPECT(e0 > 150000, "the line was not ahead after the shift: %lld ns", (long long)e0);
+    EXPECT(fixed_ns <= bound_ns + 2000, "corrected %.0f ns in %.3f s, faster than 500 ppm",
+           fixed_ns, (double)(t1 - t0) * 1e-9);
+    EXPECT(fixed_ns >= 0.5 * bound_ns - 2000, "corrected only %.0f ns of the %.0f ns allowed",
+           fixed_ns, bound_ns);
+    shift(-e1, 0); /* leave the clock on time */
+}
+
+/* A line 1 ms behind is beyond what a 10 ms interval's slew makes up: the
+ * resync steps it forward, onto the clock. */
+static void test_line_far_behind_is_stepped_forward(void **state)
+{
+    uint64_t before;
+    int64_t e;
+    (void)state;
+    tsc_clock_resync();
+    shift(-1000000, 0);
+    before = tsc_now_ns();
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
+    e = error_now();
+    EXPECT(tsc_now_ns() >= before, "the step forward went back");
+    EXPECT(e > -AGREE_NS && e < AGREE_NS, "after the step the error is %lld ns, expected "
+           "within %d", (long long)e, AGREE_NS);
+}
+
+
+/* A slew lasts as long as its error: 20 us ahead, slewed at 500 ppm, is
+ * gone after 40 ms; 0.5 s later, with no resync, the line is still on the
+ * clock (a slew that went on would be 230 us behind). */
+static void test_slew_ends_when_its_error_is_gone(void **state)
+{
+    int64_t e;
+    (void)state;
+    tsc_clock_resync();
+    shift(20000, 0);
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
+    sleep_ns(500000000);
+    e = error_now();
+    print_message("20 us ahead, one resync, 0.5 s later: error %lld ns\n", (long long)e);
+    EXPECT(e > -2 * AGREE_NS && e < 2 * AGREE_NS,
+           "0.5 s after the slew the error is %lld ns, expected within %d", (long long)e,
+           2 * AGREE_NS);
+}
+
+/* A realtime step (settimeofday; here the offset moved as a step of the
+ * system's realtime clock would move it) shows until the next resync, and
+ * not after it: it is followed, not smeared. */
+static void test_realtime_step_is_followed_at_next_resync(void **state)
+{
+    int64_t err;
+    uint64_t w;
+    (void)state;
+    tsc_clock_resync();
+    shift(0, -5000000000);
+    check(CLOCK_REALTIME, AGREE_NS, &err, &w);
+    EXPECT(err < -4999000000 && err > -5001000000,
+           "before the resync the realtime reading is %lld ns off, expected -5 s",
+           (long long)err);
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
+    EXPECT(check(CLOCK_REALTIME, AGREE_NS, &err, &w),
+           "after the resync the realtime reading is %lld ns off, expected within %d",
+           (long long)err, AGREE_NS);
+}
+
+#endif
+
+#if defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
+/* The OS clock itself: every reading inside the clock's own bracket. */
+static void test_fallback_is_the_os_clock(void **state)
+{
+    int64_t err;
+    uint64_t w;
+    int i;
+    (void)state;
+    EXPECT(tsc_clock_resync() == 0, "resync of the OS clock should return 0");
+    for (i = 0; i < 100000; i++) {
+        EXPECT(check(CLOCK_MONOTONIC, 0, &err, &w), "monotonic reading outside [before, after]");
+        EXPECT(check(CLOCK_REALTIME, 0, &err, &w), "realtime reading outside [before, after]");
+    }
+}
+#endif
+
+/* --- torn reads ---------------------------------------------------------- */
+
+/* Readers on several threads while one resyncs in a tight loop. A torn
+ * line (one field of the new state with another of the old) is off by the
+ * time between resyncs and shows as a read going back; none may. Every
+ * 1024th read of each clock is also checked against clock_gettime, within
+ * 100 us (a sanity bound that holds under TSan's slowdown). */
+#define TORN_TOL_NS 100000
+struct torn {
+    int stop;
+    long reads, back, off, resyncs;
+};
+
+static void *torn_reader(void *p)
+{
+    struct torn *t = (struct torn *)p;
+    uint64_t prev = tsc_now_ns(), now, w;
+    long reads = 0, back = 0, off = 0;
+    int64_t err;
+    while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+        now = tsc_now_ns();
+        back += now < prev;
+        prev = now;
+        if (++reads % 1024 == 0) {
+            off += !check(CLOCK_MONOTONIC, TORN_TOL_NS, &err, &w);
+            off += !check(CLOCK_REALTIME, TORN_TOL_NS, &err, &w);
+            prev = tsc_now_ns();
+        }
+    }
+    __atomic_fetch_add(&t->reads, reads, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->back, back, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->off, off, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void *torn_writer(void *p)
+{
+    struct torn *t = (struct torn *)p;
+    long n = 0;
+    while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+        int rc = tsc_clock_resync();
+        n += rc == 0;
+    }
+    __atomic_store_n(&t->resyncs, n, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_readers_never_see_a_torn_line_while_resyncing(void **state)
+{
+    enum { READERS = 3 };
+    pthread_t rd[READERS], wr;
+    struct torn t;
+    int i;
+    (void)state;
+    memset(&t, 0, sizeof t);
+    tsc_now_ns();
+    for (i = 0; i < READERS; i++)
+        EXPECT(pthread_create(&rd[i], NULL, torn_reader, &t) == 0, "pthread_create");
+    EXPECT(pthread_create(&wr, NULL, torn_writer, &t) == 0, "pthread_create");
+    sleep_ns(1000000000);
+    __atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
+    for (i = 0; i < READERS; i++)
+        pthread_join(rd[i], NULL);
+    pthread_join(wr, NULL);
+    print_message("%ld reads on %d threads, %ld resyncs meanwhile\n", t.reads, READERS, t.resyncs);
+    EXPECT(t.reads > 0, "no reads");
+#if !defined(TSC_TIMER_FORCE_FALLBACK)
+    EXPECT(t.resyncs > 0, "no resync succeeded during the test");
+#endif
+    EXPECT(t.back == 0, "%ld of %ld reads went back", t.back, t.reads);
+    EXPECT(t.off == 0, "%ld checks were more than %d ns off clock_gettime", t.off, TORN_TOL_NS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+#if !defined(TEST_CLOCK_THREADS_ONLY)
+        cmocka_unit_test(test_drift_without_resync_is_small_and_printed),
+        cmocka_unit_test(test_agrees_within_1us_over_10s_resyncing_each_second),
+#endif
+        cmocka_unit_test(test_never_goes_back_across_many_resyncs),
+#if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
+        cmocka_unit_test(test_line_ahead_is_slewed_back_not_stepped),
+        cmocka_unit_test(test_line_far_behind_is_stepped_forward),
+        cmocka_unit_test(test_slew_ends_when_its_error_is_gone),
+        cmocka_unit_test(test_realtime_step_is_followed_at_next_resync),
+#endif
+#if defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
+        cmocka_unit_test(test_fallback_is_the_os_clock),
+#endif
+        cmocka_unit_test(test_readers_never_see_a_torn_line_while_resyncing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
