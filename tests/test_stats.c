@@ -272,8 +272,8 @@ static void test_print_table_and_histogram(void **state)
 static void test_print_subtracts_overhead_without_underflow(void **state)
 {
     static char buf[16384];
-    unsigned long long mn, p50;
-    double mean;
+    unsigned long long mn = 0, p50 = 0;
+    double mean = 0;
     uint64_t o = tsc_overhead_ticks();
     char *row;
     int rows;
@@ -323,6 +323,7 @@ static void test_start_end_record_the_region(void **state)
         sink += (uint64_t)i;
         TSC_END(t, &sa);
     }
+    (void)sink;
     outer1 = tsc_ticks_after();
     EXPECT(tsc_stats_count(&sa) == 100, "%llu samples of 100",
            (unsigned long long)tsc_stats_count(&sa));
