@@ -116,12 +116,14 @@ static void test_drift_without_resync_is_small_and_printed(void **state)
 
 /* 10 s (2 s for the OS clock), resync once a second, a check every 2 ms
  * of both clocks: each within 1 us of clock_gettime (beyond the bracket's
- * own width), median absolute error within 200 ns. Then the drift once
- * the resyncs stop, with the rate they measured. */
+ * own width), median absolute error from the brackets' middles within
+ * 200 ns plus the median half-width, the checks' own uncertainty (tens of
+ * ns normally; more where clock_gettime is slow, as under sanitizers).
+ * Then the drift once the resyncs stop, with the rate they measured. */
 static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
 {
     enum { MAX_CHECKS = 8000 };
-    static int64_t errs[MAX_CHECKS];
+    static int64_t errs[MAX_CHECKS], halfw[MAX_CHECKS];
     int64_t err, out, worst = 0, worst_real = 0, narrow_worst = 0;
     uint64_t w, start = os_ns(CLOCK_MONOTONIC), next_resync = start, now;
     int n = 0, bad = 0, bad_real = 0, resyncs = 0, failed = 0, rc;
@@ -138,6 +140,7 @@ static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
          * error from the middle of brackets narrower than 100 ns. */
         bad += !check_out(CLOCK_MONOTONIC, AGREE_NS, &err, &w, &out);
         err = err < 0 ? -err : err;
+        halfw[n] = (int64_t)(w / 2);
         errs[n++] = err;
         worst = out > worst ? out : worst;
         if (w <= 100 && err > narrow_worst)
@@ -147,19 +150,21 @@ static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
         sleep_ns(2000000);
     }
     qsort(errs, (size_t)n, sizeof errs[0], cmp_i64);
-    print_message("%d checks, %d resyncs (%d -EAGAIN): |error| median %lld ns, max %lld ns "
-                  "where the bracket was < 100 ns; farthest outside the bracket %lld ns "
-                  "(monotonic), %lld ns (realtime)\n",
-                  n, resyncs, failed, (long long)errs[n / 2], (long long)narrow_worst,
-                  (long long)worst, (long long)worst_real);
+    qsort(halfw, (size_t)n, sizeof halfw[0], cmp_i64);
+    print_message("%d checks, %d resyncs (%d -EAGAIN): |error| median %lld ns (bracket "
+                  "half-width median %lld ns), max %lld ns where the bracket was < 100 ns; "
+                  "farthest outside the bracket %lld ns (monotonic), %lld ns (realtime)\n",
+                  n, resyncs, failed, (long long)errs[n / 2], (long long)halfw[n / 2],
+                  (long long)narrow_worst, (long long)worst, (long long)worst_real);
     EXPECT(n >= 100, "only %d checks in the run", n);
     EXPECT(failed < resyncs, "no resync succeeded in %d", resyncs);
     EXPECT(bad == 0, "%d of %d checks were more than %d ns outside CLOCK_MONOTONIC's bracket",
            bad, n, AGREE_NS);
     EXPECT(bad_real == 0, "%d of %d checks were more than %d ns outside CLOCK_REALTIME's bracket",
            bad_real, n, AGREE_NS);
-    EXPECT(errs[n / 2] <= MEDIAN_NS, "median |error| %lld ns, expected <= %d",
-           (long long)errs[n / 2], MEDIAN_NS);
+    EXPECT(errs[n / 2] <= MEDIAN_NS + halfw[n / 2],
+           "median |error| %lld ns, expected <= %d + %lld (median bracket half-width)",
+           (long long)errs[n / 2], MEDIAN_NS, (long long)halfw[n / 2]);
     print_drift("once 10 s of resyncs stopped");
 }
 
