@@ -2091,7 +2091,7 @@ static inline int tsc_stats_print_flags(const struct tsc_stats *s, const char *n
     sd = tsc_stats_stddev(s);
     ns_per_tick = 1e9 / tsc_ticks_per_second();
     fprintf(out, "%s: %" PRIu64 " samples", name, s->count);
-    if (o)
+    if (flags & TSC_PRINT_SUB_OVERHEAD) /* said even when it is 0 (coarse counters) */
         fprintf(out, ", overhead of %" PRIu64 " ticks subtracted", o);
     if (s->migrated)
         fprintf(out, ", %" PRIu64 " changed CPU", s->migrated);
