@@ -324,7 +324,7 @@ struct tsc__clock {
     uint64_t end_ns;     /* the line there                                  */
     uint64_t rate_hi, rate_lo; /* the clock's rate after it, 64.64         */
     uint64_t real_off;   /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, mod 2^64  */
-    uint64_t ref_mid2, ref_ns; /* rate reference: 2 x ticks, monotonic ns   */
+    uint64_t ref_mid, ref_ns; /* rate reference: ticks, monotonic ns        */
     uint64_t last_ns;    /* monotonic ns at the last measurement            */
     uint64_t rate;       /* double bits: the clock's measured ns per tick   */
     uint64_t narrow;     /* narrowest bracket seen, ticks                   */
@@ -1216,16 +1216,20 @@ static inline double tsc_ticks_to_seconds(uint64_t ticks)
 
 struct tsc__bin {
     uint64_t n;      /* samples kept                                       */
-    uint64_t sum_x;  /* sum of (t0 + t1) - x0, ticks x 2                   */
+    uint64_t sum_x;  /* sum of bracket middle - x0, ticks                  */
     uint64_t sum_y;  /* sum of clock - y0, reference units                 */
 };
 
-static inline uint64_t tsc__bracket(uint64_t *mid2, uint64_t *ref)
+/* One reference clock read between two counter reads: *mid is the counter
+ * at the bracket's middle (t0 + (t1 - t0) / 2, which cannot wrap even where
+ * the counter runs near 2^64, as s390x's TOD clock does), *ref the clock.
+ * Returns the bracket's width in ticks. */
+static inline uint64_t tsc__bracket(uint64_t *mid, uint64_t *ref)
 {
     uint64_t t0 = tsc_ticks_before();
     uint64_t c = tsc__ref_read();
     uint64_t t1 = tsc_ticks_after();
-    *mid2 = t0 + t1;
+    *mid = t0 + (t1 - t0) / 2;
     *ref = c;
     return t1 - t0;
 }
@@ -1272,7 +1276,7 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
     double x[TSC__BINS], y[TSC__BINS], res[TSC__BINS];
     int use[TSC__BINS];
     double ref_hz, hz, slope = 0, se = 0, icpt = 0, spread, unc;
-    uint64_t width, narrow = UINT64_MAX, limit, mid2, ref, x0, y0, span, kept = 0;
+    uint64_t width, narrow = UINT64_MAX, limit, mid, ref, x0, y0, span, kept = 0;
     uint64_t ref_start, ref_end;
     int i, b, used, pass;
 
@@ -1299,7 +1303,7 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
      * bracket can be; accept up to twice that plus a little. */
     ref_start = tsc__ref_read();
     for (i = 0; i < 64; i++) {
-        width = tsc__bracket(&mid2, &ref);
+        width = tsc__bracket(&mid, &ref);
         if (width < narrow)
             narrow = width;
     }
@@ -1311,14 +1315,14 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
     } while (width > limit);
     for (;;) {
         uint64_t dy;
-        width = tsc__bracket(&mid2, &ref);
+        width = tsc__bracket(&mid, &ref);
         dy = ref - y0;
         if (dy >= span)
             break;
         if (width <= limit) {
             b = (int)(dy * TSC__BINS / span);
             bins[b].n++;
-            bins[b].sum_x += mid2 - x0;
+            bins[b].sum_x += mid - x0;
             bins[b].sum_y += dy;
             if (width < narrow)
                 narrow = width;
@@ -1328,7 +1332,7 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
     for (i = 0; i < TSC__BINS; i++) {
         use[i] = bins[i].n > 0;
         kept += bins[i].n;
-        x[i] = use[i] ? (double)bins[i].sum_x / (double)bins[i].n * 0.5 : 0;
+        x[i] = use[i] ? (double)bins[i].sum_x / (double)bins[i].n : 0;
         y[i] = use[i] ? (double)bins[i].sum_y / (double)bins[i].n : 0;
     }
     /* Fit, drop parts whose residual is far beyond the typical one, refit. */
@@ -1366,7 +1370,7 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
          * alone, with an honest, large uncertainty. */
         uint64_t t_end, c_end;
         tsc__bracket(&t_end, &c_end);
-        slope = (double)(c_end - y0) / ((double)(t_end - x0) * 0.5);
+        slope = (double)(c_end - y0) / (double)(t_end - x0);
         out->ticks_per_second = ref_hz / slope;
         out->uncertainty_ppm = 2.0 * (double)limit / (double)(t_end - x0) * 1e6 + 1;
         return 0;
@@ -1490,18 +1494,18 @@ static inline void tsc__fixed_from_double(double x, uint64_t *hi, uint64_t *lo)
 }
 
 /* Where the line should be: the narrowest of 16 counter|clock|counter
- * brackets gives *mid2 (twice the counter at its middle) and *mono (the
+ * brackets gives *mid (the counter at its middle) and *mono (the
  * monotonic clock there, ns); the narrowest of 16 mono|real|mono reads
  * gives *real_off. Returns the bracket's width in ticks. */
-static inline uint64_t tsc__clock_sample(uint64_t *mid2, uint64_t *mono, uint64_t *real_off)
+static inline uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off)
 {
-    uint64_t best = UINT64_MAX, narrow = UINT64_MAX, w, m2, ref, m0, r, m1;
+    uint64_t best = UINT64_MAX, narrow = UINT64_MAX, w, m, ref, m0, r, m1;
     int i;
     for (i = 0; i < 16; i++) {
-        w = tsc__bracket(&m2, &ref);
+        w = tsc__bracket(&m, &ref);
         if (w < best) {
             best = w;
-            *mid2 = m2;
+            *mid = m;
             *mono = ref;
         }
     }
@@ -1553,18 +1557,18 @@ static inline void tsc__clock_store(uint32_t s, uint64_t base_ticks, uint64_t ba
  * calibrated frequency. Concurrent first callers wait for the one setup. */
 static TSC__NOINLINE void tsc__clock_setup(void)
 {
-    uint64_t f[2], mid2 = 0, mono = 0, off = 0;
+    uint64_t f[2], mid = 0, mono = 0, off = 0;
     double mul;
     tsc__read_state(&tsc__g.ns_hi, f, 2);
     tsc__clock_lock();
     if (TSC__LD32(&tsc__g.clk.seq) == 0) {
-        tsc__g.clk.narrow = tsc__clock_sample(&mid2, &mono, &off);
-        tsc__g.clk.ref_mid2 = mid2;
+        tsc__g.clk.narrow = tsc__clock_sample(&mid, &mono, &off);
+        tsc__g.clk.ref_mid = mid;
         tsc__g.clk.ref_ns = tsc__g.clk.last_ns = mono;
         mul = (double)f[0] + ldexp((double)f[1], -64);
         tsc__g.clk.rate = tsc__dbits(mul);
         TSC__ST32(&tsc__g.clk.seq, 1u);
-        tsc__clock_store(0, mid2 / 2, mono, mul, 0, mul, off);
+        tsc__clock_store(0, mid, mono, mul, 0, mul, off);
     }
     TSC__ST32(&tsc__g.clk.busy, 0);
 }
@@ -1600,7 +1604,7 @@ static inline uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1); }
 
 static inline int tsc_clock_resync(void)
 {
-    uint64_t mid2 = 0, mono = 0, off = 0, w = UINT64_MAX, v[8], ts, old, base, dt;
+    uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[8], ts, old, base, dt;
     double rate, h, err, c, ticks, slew;
     uint32_t s;
     int i;
@@ -1613,7 +1617,7 @@ static inline int tsc_clock_resync(void)
     tsc__clock_lock();
     /* Measured with readers running: only a clean, narrow bracket counts. */
     for (i = 0; i < 4 && w > 2 * tsc__g.clk.narrow + 64; i++)
-        w = tsc__clock_sample(&mid2, &mono, &off);
+        w = tsc__clock_sample(&mid, &mono, &off);
     if (w > 2 * tsc__g.clk.narrow + 64) {
         /* Widen the bar a little, so a machine that stays slower (a VM
          * moved to another host) is accepted again after a few tries. */
@@ -1627,13 +1631,13 @@ static inline int tsc_clock_resync(void)
      * brackets' few ns weigh < 0.05 ppm; a jump beyond 0.1 % (suspend, a
      * migration) keeps the old rate. */
     rate = tsc__bitsd(tsc__g.clk.rate);
-    if ((double)(mono - tsc__g.clk.ref_ns) >= TSC__RATE_SPAN && mid2 > tsc__g.clk.ref_mid2) {
-        double r = (double)(mono - tsc__g.clk.ref_ns) /
-                   ((double)(mid2 - tsc__g.clk.ref_mid2) * 0.5);
+    if ((double)(mono - tsc__g.clk.ref_ns) >= TSC__RATE_SPAN &&
+        (int64_t)(mid - tsc__g.clk.ref_mid) > 0) { /* wrap-safe: moved on */
+        double r = (double)(mono - tsc__g.clk.ref_ns) / (double)(mid - tsc__g.clk.ref_mid);
         if (fabs(r / rate - 1.0) <= 1e-3)
             rate = r;
         tsc__g.clk.rate = tsc__dbits(rate);
-        tsc__g.clk.ref_mid2 = mid2;
+        tsc__g.clk.ref_mid = mid;
         tsc__g.clk.ref_ns = mono;
     }
     h = (double)(mono - tsc__g.clk.last_ns);
@@ -1646,8 +1650,8 @@ static inline int tsc_clock_resync(void)
     ts = tsc_ticks_before();             /* after the lock turned odd      */
     old = tsc__clock_line(v, ts);
     /* old - where the clock is at ts, in ns (small: signed arithmetic). */
-    dt = ts - mid2 / 2;
-    ticks = dt >> 63 ? -(double)(mid2 / 2 - ts) : (double)dt;
+    dt = ts - mid;
+    ticks = dt >> 63 ? -(double)(mid - ts) : (double)dt;
     err = (double)(int64_t)(old - mono) - ticks * rate;
     /* Slew the error away over h at c = -err / h; an error beyond the
      * bound takes longer at the bound, or, behind, a step forward. */
