@@ -7,9 +7,13 @@ set -eu
 cd "$(dirname "$0")/.."
 src=/etc/apt/sources.list.d/tsc-timer-src.sources
 if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
-        'Suites: bookworm bookworm-updates' 'Components: main' \
-        'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$src"
+    # The source twin of the machine's own package entries, whatever mirror
+    # they name: deb822 files get Types: deb-src, one-line lists deb-src.
+    if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+        sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/*.sources >"$src"
+    else
+        sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list >"${src%.sources}.list"
+    fi
     apt-get -o DPkg::Lock::Timeout=600 update -qq
 fi
 cross=""
