@@ -148,7 +148,7 @@
 
 #if defined(TSC__WINDOWS)
 #include <windows.h>
-#if defined(TSC__X86_MSVC)
+#if defined(_MSC_VER)
 #include <intrin.h>
 #endif
 #else
@@ -328,6 +328,7 @@ struct tsc__clock {
     uint64_t last_ns;    /* monotonic ns at the last measurement            */
     uint64_t rate;       /* double bits: the clock's measured ns per tick   */
     uint64_t narrow;     /* narrowest bracket seen, ticks                   */
+    uint64_t cand;       /* double bits: the last span's rate, ns per tick  */
 };
 
 /* Process-wide state, one symbol for the whole program. Fields after `seq`
@@ -360,7 +361,7 @@ TSC__SHARED struct tsc__state tsc__g = {};
 TSC__SHARED struct tsc__state tsc__g = {0};
 #endif
 
-/* --- atomics: GCC/Clang builtins, or MSVC volatile on x86 (TSO) --------- */
+/* --- atomics: GCC/Clang builtins; MSVC: volatile on x86, else interlocked */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TSC__LD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -380,13 +381,25 @@ static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 #define TSC__ST64(p, v) (*(volatile uint64_t *)(p) = (v))
 #define TSC__READ_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
-#else
+#elif defined(_M_IX86) || defined(_M_X64)
+/* MSVC on x86: loads and stores are ordered (TSO); stop the compiler. */
 #define TSC__LD32(p) (_ReadWriteBarrier(), *(volatile uint32_t *)(p))
 #define TSC__ST32(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
 #define TSC__RLX32(p) (*(volatile uint32_t *)(p))
 #define TSC__LD64(p) (_ReadWriteBarrier(), *(volatile uint64_t *)(p))
 #define TSC__ST64(p, v) (_ReadWriteBarrier(), *(volatile uint64_t *)(p) = (v))
 #define TSC__READ_FENCE() _ReadWriteBarrier()
+#else
+/* MSVC elsewhere (ARM64): volatile orders nothing under /volatile:iso, so
+ * the ordered accesses are interlocked operations (full barriers). */
+#define TSC__LD32(p) ((uint32_t)_InterlockedOr((volatile long *)(p), 0))
+#define TSC__ST32(p, v) ((void)_InterlockedExchange((volatile long *)(p), (long)(v)))
+#define TSC__RLX32(p) (*(volatile uint32_t *)(p))
+#define TSC__LD64(p) ((uint64_t)_InterlockedOr64((volatile __int64 *)(p), 0))
+#define TSC__ST64(p, v) ((void)_InterlockedExchange64((volatile __int64 *)(p), (__int64)(v)))
+#define TSC__READ_FENCE() ((void)0) /* the interlocked loads are barriers */
+#endif
+#if !defined(__GNUC__) && !defined(__clang__)
 static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 {
     return (uint32_t)_InterlockedCompareExchange((volatile long *)p,
@@ -489,7 +502,7 @@ static inline uint64_t tsc__os_ns(int realtime)
     if (TSC__UNLIKELY(tsc__mode() == TSC__MODE_OS)) {
         /* RDTSC forbidden: the vDSO's clock_gettime reads the TSC itself
          * and would fault too, so ask the kernel. */
-        struct { long tv_sec, tv_nsec; } k;
+        struct { long tv_sec, tv_nsec; } k = {0, 0}; /* stays 0 if it failed */
         tsc__syscall((long)SYS_clock_gettime, (long)(realtime ? 0 : 1), &k);
         return (uint64_t)k.tv_sec * UINT64_C(1000000000) + (uint64_t)k.tv_nsec;
     }
@@ -1216,8 +1229,9 @@ static inline double tsc_ticks_to_seconds(uint64_t ticks)
 
 struct tsc__bin {
     uint64_t n;      /* samples kept                                       */
-    uint64_t sum_x;  /* sum of bracket middle - x0, ticks                  */
-    uint64_t sum_y;  /* sum of clock - y0, reference units                 */
+    uint64_t x1, y1; /* the first kept sample: bracket middle, clock       */
+    uint64_t sum_x;  /* sum of middle - x1, ticks (small: cannot wrap)     */
+    uint64_t sum_y;  /* sum of clock - y1, reference units                 */
 };
 
 /* One reference clock read between two counter reads: *mid is the counter
@@ -1321,9 +1335,12 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
             break;
         if (width <= limit) {
             b = (int)(dy * TSC__BINS / span);
-            bins[b].n++;
-            bins[b].sum_x += mid - x0;
-            bins[b].sum_y += dy;
+            if (bins[b].n++ == 0) {
+                bins[b].x1 = mid;
+                bins[b].y1 = ref;
+            }
+            bins[b].sum_x += mid - bins[b].x1;
+            bins[b].sum_y += ref - bins[b].y1;
             if (width < narrow)
                 narrow = width;
         }
@@ -1332,8 +1349,8 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
     for (i = 0; i < TSC__BINS; i++) {
         use[i] = bins[i].n > 0;
         kept += bins[i].n;
-        x[i] = use[i] ? (double)bins[i].sum_x / (double)bins[i].n : 0;
-        y[i] = use[i] ? (double)bins[i].sum_y / (double)bins[i].n : 0;
+        x[i] = use[i] ? (double)(bins[i].x1 - x0) + (double)bins[i].sum_x / (double)bins[i].n : 0;
+        y[i] = use[i] ? (double)(bins[i].y1 - y0) + (double)bins[i].sum_y / (double)bins[i].n : 0;
     }
     /* Fit, drop parts whose residual is far beyond the typical one, refit. */
     used = 0;
@@ -1367,12 +1384,20 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
     out->seconds_spent = (double)(ref_end - ref_start) / ref_hz;
     if (used < 3 || !(slope > 0)) {
         /* Hardly any clean sample (a wildly loaded machine): the end points
-         * alone, with an honest, large uncertainty. */
-        uint64_t t_end, c_end;
-        tsc__bracket(&t_end, &c_end);
+         * alone, the narrowest of 16 brackets at the end, with the bound
+         * their widths give. */
+        uint64_t t_end = 0, c_end = 0, t, c, w_end = UINT64_MAX;
+        for (i = 0; i < 16; i++) {
+            width = tsc__bracket(&t, &c);
+            if (width < w_end) {
+                w_end = width;
+                t_end = t;
+                c_end = c;
+            }
+        }
         slope = (double)(c_end - y0) / (double)(t_end - x0);
         out->ticks_per_second = ref_hz / slope;
-        out->uncertainty_ppm = 2.0 * (double)limit / (double)(t_end - x0) * 1e6 + 1;
+        out->uncertainty_ppm = (double)(limit + w_end) / (double)(t_end - x0) * 1e6 + 1;
         return 0;
     }
     hz = ref_hz / slope;
@@ -1455,6 +1480,7 @@ static inline uint64_t tsc_sub_overhead(uint64_t ticks)
 
 #define TSC__SLEW 500e-6       /* steering bound: 500 ppm                  */
 #define TSC__RATE_SPAN 1e9     /* rate re-measured over at least 1 s (ns)  */
+#define TSC__RESET_NS 1e9      /* ahead by more: a discontinuity, re-set   */
 
 /* The clock's counter read. On x86 a plain RDTSC: a timestamp needs no
  * fence after it (later work starting early does not move the stamp), and
@@ -1628,15 +1654,21 @@ static inline int tsc_clock_resync(void)
     if (w < tsc__g.clk.narrow)
         tsc__g.clk.narrow = w;
     /* The clock's own rate (NTP slews CLOCK_MONOTONIC), over >= 1 s so the
-     * brackets' few ns weigh < 0.05 ppm; a jump beyond 0.1 % (suspend, a
-     * migration) keeps the old rate. */
+     * brackets' few ns weigh < 0.05 ppm. A span beyond 0.1 % of the rate in
+     * use (a suspend, a migration inside it) is taken only once the next
+     * span confirms it: then the rate itself changed (a VM moved to a host
+     * with another TSC rate, a first calibration far off). A counter that
+     * went back (reset on resume) just starts a new span. */
     rate = tsc__bitsd(tsc__g.clk.rate);
-    if ((double)(mono - tsc__g.clk.ref_ns) >= TSC__RATE_SPAN &&
-        (int64_t)(mid - tsc__g.clk.ref_mid) > 0) { /* wrap-safe: moved on */
-        double r = (double)(mono - tsc__g.clk.ref_ns) / (double)(mid - tsc__g.clk.ref_mid);
-        if (fabs(r / rate - 1.0) <= 1e-3)
-            rate = r;
-        tsc__g.clk.rate = tsc__dbits(rate);
+    if ((double)(mono - tsc__g.clk.ref_ns) >= TSC__RATE_SPAN) {
+        if ((int64_t)(mid - tsc__g.clk.ref_mid) > 0) { /* wrap-safe: moved on */
+            double r = (double)(mono - tsc__g.clk.ref_ns) / (double)(mid - tsc__g.clk.ref_mid);
+            double cand = tsc__bitsd(tsc__g.clk.cand);
+            if (fabs(r / rate - 1.0) <= 1e-3 || (cand > 0 && fabs(r / cand - 1.0) <= 1e-3))
+                rate = r;
+            tsc__g.clk.cand = tsc__dbits(r);
+            tsc__g.clk.rate = tsc__dbits(rate);
+        }
         tsc__g.clk.ref_mid = mid;
         tsc__g.clk.ref_ns = mono;
     }
@@ -1654,11 +1686,19 @@ static inline int tsc_clock_resync(void)
     ticks = dt >> 63 ? -(double)(mid - ts) : (double)dt;
     err = (double)(int64_t)(old - mono) - ticks * rate;
     /* Slew the error away over h at c = -err / h; an error beyond the
-     * bound takes longer at the bound, or, behind, a step forward. */
+     * bound takes longer at the bound, or, behind, a step forward. Ahead
+     * by more than 1 s, which no NTP slew makes (it would take 33 minutes
+     * at 500 ppm to close), the counter ran on while CLOCK_MONOTONIC stood
+     * still (a suspend, a VM restored): the line is re-set onto the clock,
+     * the one case in which readings go back. */
     base = old;
     c = -err / h;
     slew = h;
-    if (c < -TSC__SLEW) {
+    if (err > TSC__RESET_NS) {
+        base = old - (uint64_t)err;
+        c = 0;
+        slew = 0;
+    } else if (c < -TSC__SLEW) {
         c = -TSC__SLEW;
         slew = err / TSC__SLEW;
     } else if (c > TSC__SLEW) {

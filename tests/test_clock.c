@@ -7,6 +7,7 @@
 #include "tsc_test.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -323,6 +324,59 @@ static void test_realtime_step_is_followed_at_next_resync(void **state)
            (long long)err, AGREE_NS);
 }
 
+/* A line 10 s ahead, as after a suspend in which the counter ran on while
+ * CLOCK_MONOTONIC stood still: no slew closes that (5.6 hours at 500 ppm),
+ * so the next resync re-sets the line onto the clock, the one documented
+ * case in which readings go back. */
+static void test_discontinuity_beyond_1s_resets_the_line(void **state)
+{
+    int64_t e0, e1;
+    (void)state;
+    NEED_A_COUNTER();
+    tsc_clock_resync();
+    shift(10000000000, 0);
+    e0 = error_now();
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0, "resync failed twice");
+    e1 = error_now();
+    print_message("10 s ahead: %lld ns before the resync, %lld ns after\n", (long long)e0,
+                  (long long)e1);
+    EXPECT(e0 > 9999000000, "the line was not 10 s ahead after the shift: %lld ns", (long long)e0);
+    EXPECT(e1 > -AGREE_NS && e1 < AGREE_NS, "after the resync the error is %lld ns, expected "
+           "within %d", (long long)e1, AGREE_NS);
+}
+
+/* The clock's rate 0.2 % off (a VM moved to a host with another TSC rate,
+ * a first calibration far off): beyond the 0.1 % a single span may move it,
+ * so the second span that confirms the first sets it. Resyncs every 100 ms
+ * for 3.5 s; then the rate is the calibrated one within 10 ppm. */
+static void test_rate_change_beyond_0_1_percent_is_followed(void **state)
+{
+    double truth = 1e9 / tsc_ticks_per_second(), got;
+    uint64_t start;
+    int64_t e;
+    (void)state;
+    NEED_A_COUNTER();
+    tsc__clock_lock();
+    tsc__g.clk.rate = tsc__dbits(truth * (1 - 0.002)); /* slow: stepped forward */
+    tsc__g.clk.cand = 0;
+    tsc__g.clk.ref_mid = tsc_ticks_before(); /* a rate span starts now */
+    tsc__g.clk.ref_ns = tsc__os_ns(0);
+    __atomic_store_n(&tsc__g.clk.busy, 0, __ATOMIC_SEQ_CST);
+    tsc_clock_resync();
+    start = tsc__os_ns(0);
+    while (tsc__os_ns(0) - start < 3500000000u) {
+        sleep_ns(100000000);
+        tsc_clock_resync();
+    }
+    got = tsc__bitsd(tsc__g.clk.rate);
+    e = error_now();
+    print_message("rate 0.2 %% low at the start; after 3.5 s %+.2f ppm off the calibrated one, "
+                  "error %lld ns\n", (got / truth - 1) * 1e6, (long long)e);
+    EXPECT(fabs(got / truth - 1) < 10e-6, "the rate is still %+.1f ppm off", (got / truth - 1) * 1e6);
+    EXPECT(e > -AGREE_NS && e < AGREE_NS, "error %lld ns, expected within %d", (long long)e,
+           AGREE_NS);
+}
+
 #endif
 
 #if defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
@@ -427,6 +481,8 @@ int main(void)
         cmocka_unit_test(test_line_far_behind_is_stepped_forward),
         cmocka_unit_test(test_slew_ends_when_its_error_is_gone),
         cmocka_unit_test(test_realtime_step_is_followed_at_next_resync),
+        cmocka_unit_test(test_discontinuity_beyond_1s_resets_the_line),
+        cmocka_unit_test(test_rate_change_beyond_0_1_percent_is_followed),
 #endif
 #if defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
         cmocka_unit_test(test_fallback_is_the_os_clock),
