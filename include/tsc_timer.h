@@ -215,7 +215,8 @@ static inline uint64_t tsc_ticks_after(void);
 /* As tsc_ticks_after(), and stores the CPU it ran on (UINT32_MAX if unknown)
  * in *cpu: from RDTSCP's TSC_AUX on Linux x86, else sched_getcpu(). */
 static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu);
-/* As tsc_ticks_before(), plus the CPU, for samples that must not migrate. */
+/* As tsc_ticks_before(), plus the CPU it starts on (taken just before the
+ * read, so the query is not timed), for samples that must not migrate. */
 static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu);
 /* Which counter this process reads, e.g. "AArch64 CNTVCT_EL0". */
 static inline const char *tsc_counter_name(void);
@@ -818,13 +819,27 @@ static inline uint64_t tsc_ticks_after(void)
 static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu)
 {
     uint32_t dummy;
+#if defined(TSC__X86) && defined(TSC__LINUX)
+    /* RDTSCP gives the CPU with the read (Linux: TSC_AUX = node << 12 |
+     * cpu), so the end of a region costs what tsc_ticks_after() does. */
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_RDTSCP)) {
+        uint64_t t = tsc__rdtscp_fenced(&dummy);
+        if (cpu)
+            *cpu = dummy & 0xFFFu;
+        return t;
+    }
+#endif
     return tsc__after_slow(cpu ? cpu : &dummy);
 }
 
 static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
 {
-    /* The after-read is also a valid start: nothing later starts before it. */
-    return tsc_ticks_after_cpu(cpu);
+    /* The CPU first, then the fenced start: the query (RDTSCP, or
+     * sched_getcpu) stays out of the region. A move between the two shows
+     * as a change of CPU at the region's end, like any other. */
+    uint32_t dummy;
+    tsc__after_slow(cpu ? cpu : &dummy);
+    return tsc_ticks_before();
 }
 
 static inline const char *tsc_counter_name(void)
