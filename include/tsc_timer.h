@@ -738,6 +738,21 @@ static TSC__NOINLINE uint64_t tsc__before_slow(void)
     return tsc__native_read();
 }
 
+/* The CPU from an RDTSCP's TSC_AUX: Linux stores node << 12 | cpu there;
+ * Windows does not say, so ask it; elsewhere unknown. */
+static inline uint32_t tsc__aux_cpu(uint32_t aux)
+{
+#if defined(TSC__LINUX)
+    return aux & 0xFFFu;
+#elif defined(TSC__WINDOWS)
+    (void)aux;
+    return (uint32_t)GetCurrentProcessorNumber();
+#else
+    (void)aux;
+    return UINT32_MAX;
+#endif
+}
+
 static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
 {
     uint32_t m = tsc__mode(), aux = UINT32_MAX;
@@ -745,15 +760,8 @@ static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
 #if defined(TSC__X86)
     if (m == TSC__MODE_RDTSCP) {
         t = tsc__rdtscp_fenced(&aux);
-#if defined(TSC__LINUX)
-        aux &= 0xFFFu; /* Linux: TSC_AUX = node << 12 | cpu */
-#elif defined(TSC__WINDOWS)
-        aux = (uint32_t)GetCurrentProcessorNumber();
-#else
-        aux = UINT32_MAX;
-#endif
         if (cpu)
-            *cpu = aux;
+            *cpu = tsc__aux_cpu(aux);
         return t;
     }
     if (m == TSC__MODE_RDTSC)
@@ -820,12 +828,12 @@ static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu)
 {
     uint32_t dummy;
 #if defined(TSC__X86) && defined(TSC__LINUX)
-    /* RDTSCP gives the CPU with the read (Linux: TSC_AUX = node << 12 |
-     * cpu), so the end of a region costs what tsc_ticks_after() does. */
+    /* RDTSCP gives the CPU with the read, so the end of a region costs
+     * what tsc_ticks_after() does. */
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_RDTSCP)) {
         uint64_t t = tsc__rdtscp_fenced(&dummy);
         if (cpu)
-            *cpu = dummy & 0xFFFu;
+            *cpu = tsc__aux_cpu(dummy);
         return t;
     }
 #endif
@@ -837,8 +845,8 @@ static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
     /* The CPU first, then the fenced start: the query (RDTSCP, or
      * sched_getcpu) stays out of the region. A move between the two shows
      * as a change of CPU at the region's end, like any other. */
-    uint32_t dummy;
-    tsc__after_slow(cpu ? cpu : &dummy);
+    if (cpu)
+        tsc__after_slow(cpu);
     return tsc_ticks_before();
 }
 
@@ -1263,6 +1271,23 @@ static inline uint64_t tsc__bracket(uint64_t *mid, uint64_t *ref)
     return t1 - t0;
 }
 
+/* The narrowest of 16 brackets: one preempted or interrupted between its
+ * counter reads loses to a clean one. Returns its width in ticks. */
+static inline uint64_t tsc__narrowest_bracket(uint64_t *mid, uint64_t *ref)
+{
+    uint64_t best = tsc__bracket(mid, ref), w, m, r;
+    int i;
+    for (i = 1; i < 16; i++) {
+        w = tsc__bracket(&m, &r);
+        if (w < best) {
+            best = w;
+            *mid = m;
+            *ref = r;
+        }
+    }
+    return best;
+}
+
 /* Least-squares line y = a + b x through the points with use[i] set.
  * Returns the number of points used; *se is the slope's standard error. */
 static inline int tsc__fit(const double *x, const double *y, const int *use, int n,
@@ -1401,15 +1426,7 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
         /* Hardly any clean sample (a wildly loaded machine): the end points
          * alone, the narrowest of 16 brackets at the end, with the bound
          * their widths give. */
-        uint64_t t_end = 0, c_end = 0, t, c, w_end = UINT64_MAX;
-        for (i = 0; i < 16; i++) {
-            width = tsc__bracket(&t, &c);
-            if (width < w_end) {
-                w_end = width;
-                t_end = t;
-                c_end = c;
-            }
-        }
+        uint64_t t_end, c_end, w_end = tsc__narrowest_bracket(&t_end, &c_end);
         slope = (double)(c_end - y0) / (double)(t_end - x0);
         out->ticks_per_second = ref_hz / slope;
         out->uncertainty_ppm = (double)(limit + w_end) / (double)(t_end - x0) * 1e6 + 1;
@@ -1540,16 +1557,8 @@ static inline void tsc__fixed_from_double(double x, uint64_t *hi, uint64_t *lo)
  * gives *real_off. Returns the bracket's width in ticks. */
 static inline uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off)
 {
-    uint64_t best = UINT64_MAX, narrow = UINT64_MAX, w, m, ref, m0, r, m1;
+    uint64_t best = tsc__narrowest_bracket(mid, mono), narrow = UINT64_MAX, m0, r, m1;
     int i;
-    for (i = 0; i < 16; i++) {
-        w = tsc__bracket(&m, &ref);
-        if (w < best) {
-            best = w;
-            *mid = m;
-            *mono = ref;
-        }
-    }
 #if defined(TSC__WINDOWS)
     *mono = tsc__qpc_ns(*mono);
 #endif
