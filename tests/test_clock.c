@@ -60,25 +60,27 @@ static void sleep_ns(int64_t ns)
     nanosleep(&ts, NULL);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The counter's step in ns, rounded up: the median change between
  * successive reads that differ, over 33 such pairs. */
 static int64_t counter_step_ns(void)
 {
-    uint64_t d[33], prev = tsc_ticks_before(), now;
-    int n = 0, i, j;
+    int64_t d[33];
+    uint64_t prev = tsc_ticks_before(), now;
+    int n = 0;
     while (n < 33) {
         now = tsc_ticks_before();
         if (now != prev)
-            d[n++] = now - prev;
+            d[n++] = (int64_t)tsc_ticks_to_ns(now - prev);
         prev = now;
     }
-    for (i = 1; i < n; i++) /* insertion sort: 33 values */
-        for (j = i; j > 0 && d[j - 1] > d[j]; j--) {
-            uint64_t x = d[j];
-            d[j] = d[j - 1];
-            d[j - 1] = x;
-        }
-    return (int64_t)tsc_ticks_to_ns(d[n / 2]) + 1;
+    qsort(d, (size_t)n, sizeof d[0], cmp_i64);
+    return d[n / 2] + 1;
 }
 
 /* One check: the clock read between two reads of the system clock. *err is
@@ -106,12 +108,6 @@ static int64_t error_now(void)
         }
     }
     return best_err;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The clock's drift from CLOCK_MONOTONIC over 3 s (1 s for the OS clock)
