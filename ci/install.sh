@@ -2,24 +2,31 @@
 # SPDX-License-Identifier: MIT
 # Installs what .ci/run needs on Debian 12, only what is missing: the cross
 # compilers (with their libc, which apt only recommends), qemu-user, Wine,
-# valgrind, and a deb-src line for Debian's cmocka source package.
+# valgrind, and a deb-src line for Debian's cmocka source package. Without
+# apt-get, scripts/setup-debian.sh checks the programs are there and names
+# what is missing (ci/build-cmocka.sh then needs its cmocka source unpacked
+# in build-ci/src/ beforehand).
 set -eu
 cd "$(dirname "$0")/.."
 src=/etc/apt/sources.list.d/tsc-timer-src.sources
-if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    # The source twin of the machine's own package entries, whatever mirror
-    # they name: deb822 files get Types: deb-src, one-line lists deb-src.
-    if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
-        sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/*.sources >"$src"
-    else
-        sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list >"${src%.sources}.list"
+srcpkg=""
+if command -v apt-get >/dev/null 2>&1; then
+    srcpkg=dpkg-dev # 'apt-get source' unpacks with dpkg-source
+    if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        # The source twin of the machine's own package entries, whatever mirror
+        # they name: deb822 files get Types: deb-src, one-line lists deb-src.
+        if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+            sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/*.sources >"$src"
+        else
+            sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list >"${src%.sources}.list"
+        fi
+        apt-get -o DPkg::Lock::Timeout=600 update -qq
     fi
-    apt-get -o DPkg::Lock::Timeout=600 update -qq
 fi
 cross=""
 for a in aarch64-linux-gnu:arm64 arm-linux-gnueabihf:armhf riscv64-linux-gnu:riscv64 \
          powerpc64le-linux-gnu:ppc64el s390x-linux-gnu:s390x i686-linux-gnu:i386; do
     cross="$cross gcc-${a%%:*} g++-${a%%:*} libc6-dev-${a##*:}-cross"
 done
-exec scripts/setup-debian.sh dpkg-dev valgrind qemu-user-static wine wine64 \
+exec scripts/setup-debian.sh $srcpkg valgrind qemu-user-static wine wine64 \
     gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 $cross

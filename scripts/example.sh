@@ -4,7 +4,8 @@
 # ticks and nanoseconds. Usage: scripts/example.sh [example-name]
 set -eu
 cd "$(dirname "$0")/.."
-scripts/setup-debian.sh
+scripts/setup-debian.sh # what is missing: installed, or named (no apt-get)
+jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" --target "${1:-basic}" >/dev/null
+cmake --build build -j"$jobs" --target "${1:-basic}" >/dev/null
 "build/examples/${1:-basic}"

@@ -22,10 +22,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tsc_timer.h"
+
+/* The tool uses only the library's public API; what it needs beyond that
+ * (CPUID, RDTSCP, the OS clock, a spin-wait hint) it does itself. INFO_X86:
+ * x86 facts are gathered and printed; not under TSC_TIMER_FORCE_FALLBACK,
+ * where the library reads the OS clock and states no x86 features. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(TSC_TIMER_FORCE_FALLBACK)
+#define INFO_X86 1
+#include <cpuid.h>
+#endif
 
 #if defined(TSC_INFO_HAVE_LIBCPUID)
 #include <libcpuid/libcpuid.h>
@@ -108,6 +119,61 @@ static double ticks_to_ns(double ticks, const struct report *r)
     return ticks * 1e9 / r->cal.ticks_per_second;
 }
 
+/* --- small platform helpers --------------------------------------------- */
+
+/* Spin-wait hint: lets the sibling hyperthread run while one thread polls. */
+static inline void info_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause");
+#endif
+}
+
+/* The monotonic clock in nanoseconds. Where the library has no counter it
+ * may read (RDTSC forbidden by prctl(PR_SET_TSC), or no TSC), the vDSO's
+ * clock_gettime would execute RDTSC itself and fault: ask the kernel. */
+static uint64_t info_ns(void)
+{
+    struct timespec ts = {0, 0}; /* stays 0 if the call failed */
+#if defined(INFO_X86) && defined(SYS_clock_gettime)
+    static int by_syscall = -1; /* decided on the first call, in main() */
+    if (by_syscall < 0)
+        by_syscall = !tsc_features().has_counter;
+    if (by_syscall) {
+        syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+    }
+#endif
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(INFO_X86)
+static void info_cpuid(uint32_t leaf, uint32_t r[4])
+{
+    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+}
+
+/* The leaf's registers, or zeros where the CPU does not have the leaf. */
+static void info_cpuid_leaf(uint32_t leaf, uint32_t r[4])
+{
+    uint32_t max[4];
+    info_cpuid(leaf & 0xF0000000u, max);
+    r[0] = r[1] = r[2] = r[3] = 0;
+    if (max[0] >= leaf)
+        info_cpuid(leaf, r);
+}
+
+/* One RDTSCP, followed by LFENCE as the library executes it; may fault. */
+static uint64_t info_rdtscp(uint32_t *aux)
+{
+    uint32_t lo, hi, c;
+    __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
+    *aux = c;
+    return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
 /* --- CPU identity -------------------------------------------------------- */
 
 static void trim(char *s)
@@ -120,7 +186,7 @@ static void trim(char *s)
     memmove(s, s + i, n - i + 1);
 }
 
-#if defined(TSC__X86)
+#if defined(INFO_X86)
 /* A name for the hypervisor signature of CPUID leaf 0x40000000. */
 static const char *hypervisor_by_signature(const char *sig)
 {
@@ -158,25 +224,25 @@ static const char *hypervisor_by_libcpuid(hypervisor_vendor_t v)
 static void identify_cpu(struct report *r)
 {
     r->cpu_source = "none";
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     {
         uint32_t v[4], i;
-        tsc__cpuid_leaf(0, v);
+        info_cpuid_leaf(0, v);
         memcpy(r->vendor, &v[1], 4);
         memcpy(r->vendor + 4, &v[3], 4);
         memcpy(r->vendor + 8, &v[2], 4);
         r->vendor[12] = '\0';
-        tsc__cpuid_leaf(0x80000000u, v);
+        info_cpuid_leaf(0x80000000u, v);
         if (v[0] >= 0x80000004u) {
             for (i = 0; i < 3; i++) {
-                tsc__cpuid(0x80000002u + i, v);
+                info_cpuid(0x80000002u + i, v);
                 memcpy(r->brand + 16 * i, v, 16);
             }
             r->brand[48] = '\0';
             trim(r->brand);
         }
         if (r->f.hypervisor) {
-            tsc__cpuid(0x40000000u, v);
+            info_cpuid(0x40000000u, v);
             memcpy(r->hv_signature, &v[1], 4);
             memcpy(r->hv_signature + 4, &v[2], 4);
             memcpy(r->hv_signature + 8, &v[3], 4);
@@ -212,7 +278,7 @@ static void identify_cpu(struct report *r)
 /* Runs RDTSCP in a child, so a SIGILL (or SIGSEGV) kills only the child. */
 static int rdtscp_executes(const struct report *r)
 {
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     int status = 0;
     pid_t pid;
     if (!r->f.has_tsc || !r->f.os_allows_counter)
@@ -223,7 +289,7 @@ static int rdtscp_executes(const struct report *r)
         struct rlimit none = {0, 0};
         uint32_t aux;
         setrlimit(RLIMIT_CORE, &none); /* a fault here is expected: no core file */
-        tsc__rdtscp_fenced(&aux);
+        info_rdtscp(&aux);
         _exit(0);
     }
     if (pid < 0)
@@ -256,7 +322,7 @@ static int read_line(const char *path, char *buf, size_t n)
     return 0;
 }
 
-#if defined(TSC__X86)
+#if defined(INFO_X86)
 /* 1 when the space-separated list holds the word. */
 static int has_word(const char *list, const char *word)
 {
@@ -281,7 +347,7 @@ static void read_kernel_view(struct report *r)
     if (read_line(path, r->available, sizeof r->available) != 0)
         r->have_clocksource = 0;
     r->tsc_distrusted = -1;
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     {
         FILE *fp = fopen("/proc/cpuinfo", "r");
         char *line = NULL;
@@ -334,7 +400,7 @@ static void measure_costs(struct report *r)
      * the empty region: what the call adds, measured the same way. */
     for (i = 0; i < 2048; i++) {
         t0 = tsc_ticks_before();
-        tsc__os_ns(0);
+        info_ns();
         t1 = tsc_ticks_after();
         if (t1 - t0 < best)
             best = t1 - t0;
@@ -371,7 +437,7 @@ struct pp {
  * barrier first. */
 static inline uint64_t pp_read(void)
 {
-#if !defined(TSC__X86)
+#if !defined(INFO_X86)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
     return tsc_ticks_before();
@@ -401,7 +467,7 @@ static void *pp_answer(void *arg) /* thread B */
         while ((asked = LOAD(s->line.seq)) == round) {
             if (LOAD(s->line.stop))
                 return NULL;
-            tsc__pause();
+            info_pause();
         }
         __atomic_store_n(&s->line.t2, pp_read(), __ATOMIC_RELAXED);
         STORE(s->line.ack, asked);
@@ -421,9 +487,9 @@ static void *pp_ask(void *arg) /* thread A */
         return NULL;
     }
     __atomic_add_fetch(&s->line.ready, 1u, __ATOMIC_ACQ_REL);
-    deadline = tsc__os_ns(0) + (uint64_t)(s->limit_s * 1e9);
-    while (LOAD(s->line.ready) < 2u && !LOAD(s->failed) && tsc__os_ns(0) < deadline)
-        tsc__pause();
+    deadline = info_ns() + (uint64_t)(s->limit_s * 1e9);
+    while (LOAD(s->line.ready) < 2u && !LOAD(s->failed) && info_ns() < deadline)
+        info_pause();
     p->lower = INT64_MIN;
     p->upper = INT64_MAX;
     p->round_trip = UINT64_MAX;
@@ -432,8 +498,8 @@ static void *pp_ask(void *arg) /* thread A */
         __atomic_store_n(&s->line.t1, t1, __ATOMIC_RELAXED);
         STORE(s->line.seq, i);
         while (LOAD(s->line.ack) != i) {
-            tsc__pause();
-            if (++spins % 256u == 0 && tsc__os_ns(0) > deadline)
+            info_pause();
+            if (++spins % 256u == 0 && info_ns() > deadline)
                 goto out;
         }
         t2 = __atomic_load_n(&s->line.t2, __ATOMIC_RELAXED);
@@ -580,7 +646,7 @@ static void judge(struct report *r)
 
     if (!f->has_counter)
         add_reason(r, LEVEL_CAUTION, "no hardware counter read: %s", r->counter);
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     if (f->has_counter && !f->has_invariant_tsc) {
         if (r->flag[F_CONSTANT] && r->flag[F_NONSTOP])
             add_reason(r, LEVEL_NOTE, "CPUID hides the invariant-TSC bit; the kernel's "
@@ -678,7 +744,7 @@ static void print_text(const struct report *r)
     if (r->hv_signature[0])
         printf(" (signature \"%s\")", r->hv_signature);
     printf("\n\nCounter: %s\n", r->counter);
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     printf("  %-26s %s\n", "TSC (CPUID)", yes_no(f->has_tsc));
     printf("  %-26s CPUID %s, instruction %s\n", "RDTSCP", yes_no(f->has_rdtscp),
            r->rdtscp_executes < 0 ? "not tested" : r->rdtscp_executes ? "executes" : "faults");
@@ -692,7 +758,7 @@ static void print_text(const struct report *r)
     printf("  %-26s %.6f MHz +- %.3f ppm (%s, %.1f ms, %llu samples)\n", "calibrated",
            r->cal.ticks_per_second / 1e6, r->cal.uncertainty_ppm, r->cal.method,
            r->cal.seconds_spent * 1e3, (unsigned long long)r->cal.samples);
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     print_hz("CPUID 0x15 (exact)", f->cpuid_15_hz, r);
     print_hz("CPUID 0x16 (base, nominal)", f->cpuid_16_hz, r);
     print_hz("hypervisor 0x40000010", f->hypervisor_hz, r);
@@ -705,7 +771,7 @@ static void print_text(const struct report *r)
         printf("  %-26s %s (available: %s)\n", "clocksource", r->clocksource, r->available);
     else
         printf("  %-26s unreadable\n", "clocksource");
-#if defined(TSC__X86)
+#if defined(INFO_X86)
     if (r->have_cpuinfo_flags) {
         printf("  %-26s", "/proc/cpuinfo flags");
         for (i = 0; i < 6; i++)
@@ -1035,7 +1101,7 @@ int main(int argc, char **argv)
     struct report *r;
     int i, json = 0, rounds = 1000, rc;
     double cal_seconds = 0;
-    uint64_t start = tsc__os_ns(0);
+    uint64_t start = info_ns();
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1088,7 +1154,7 @@ int main(int argc, char **argv)
     measure_costs(r);
     measure_cores(r);
     judge(r);
-    r->run_seconds = (double)(tsc__os_ns(0) - start) / 1e9;
+    r->run_seconds = (double)(info_ns() - start) / 1e9;
     if (json)
         print_json(r);
     else
