@@ -1,86 +1,113 @@
-/* SPDX-License-Identifier: MIT */
-/*
- * tsc_timer.h - cheap, correctly ordered timestamps and exact tick conversion.
- * One header, C99/C++11 or later, no build step, no macro needed to use it.
+/* tsc_timer.h 1.1.0 - cheap, correctly ordered timestamps and exact tick conversion.
+ * SPDX-License-Identifier: MIT
  *
- * USAGE
+ * One header, C90 or later and C++11 or later, no build step, no library to
+ * link (libm included), no macro needed to use it.
+ *
+ * CONTENTS
+ *   1. Usage
+ *   2. Configuration
+ *   3. Guarantees: threads, signals, fork, two copies of the header
+ *   4. Public API: counter reads, frequency, conversion, the clock,
+ *      statistics, macros, regions (every declaration a user needs)
+ *   5. Implementation (private, tsc__ prefix): platform choice, portability,
+ *      the OS clock, CPUID, counter reads, shared state, calibration, first
+ *      use, conversion, the clock, statistics, printing
+ *
+ * 1. USAGE
  *
  *     #include "tsc_timer.h"
  *
+ *     tsc_init();                              // one-time work, here, not later
  *     uint64_t t0 = tsc_ticks_before();        // fenced: nothing before leaks in
- *     work();
- *     uint64_t t1 = tsc_ticks_after();         // fenced: nothing after leaks in
- *     uint64_t ticks = t1 - t0 - tsc_overhead_ticks();   // or tsc_sub_overhead()
+ *     work(in);                                // TSC_KEEP(in) / TSC_KEEP(out) pin
+ *     uint64_t t1 = tsc_ticks_after();         //   inputs and results (see below)
+ *     uint64_t ticks = tsc_sub_overhead(t1 - t0);   // minus an empty region's cost
  *     printf("%llu ticks = %llu ns\n", (unsigned long long)ticks,
  *            (unsigned long long)tsc_ticks_to_ns(ticks));
  *
+ * tsc_init() does every piece of one-time work (counter choice, permission
+ * check, calibration, overhead, the clock's line): about 2 ms on x86, where
+ * the frequency is measured. Without it the first use of each function does
+ * its share, inside whatever region that use is timing.
+ *
+ * The compiler may move work across a counter read when nothing ties the
+ * work to it: TSC_KEEP(x) makes it treat x as read and written at that point.
+ *
+ *     t0 = tsc_ticks_before();
+ *     TSC_KEEP(x);                             // x is not known before here
+ *     r = f(x);
+ *     TSC_KEEP(r);                             // r is needed here
+ *     t1 = tsc_ticks_after();
+ *
  * A clock, for timestamps: tsc_now_ns() (CLOCK_MONOTONIC-compatible) and
- * tsc_now_realtime_ns() (CLOCK_REALTIME-compatible) cost less than half
- * of clock_gettime; call tsc_clock_resync() about once a second (from any
- * thread) to keep them within a microsecond of the system clocks.
+ * tsc_now_realtime_ns() (CLOCK_REALTIME-compatible) cost less than half of
+ * clock_gettime; call tsc_clock_resync() about once a second (any thread) to
+ * keep them within a microsecond of the system clocks.
  *
- * The first conversion calibrates the counter once for the whole process
- * (about 8 ms of busy-waiting on x86; nothing on platforms whose counter
- * frequency is architectural). Call tsc_ticks_per_second() at start-up to
- * take that cost where it suits you.
+ * Hot loops: struct tsc_stats (percentiles, histogram), TSC_START/TSC_END,
+ * TSC_MEASURE(&stats) { ... }, and struct tsc_regions for back-to-back
+ * phases; see section 4.
  *
- * COUNTERS (chosen once, below, in "Platform choice")
+ * COUNTERS (chosen once, in "Platform choice")
  *
  *   x86-64, i386   TSC. Before a region LFENCE;RDTSC;LFENCE, after it
  *                  RDTSCP;LFENCE (LFENCE;RDTSC;LFENCE where CPUID denies
- *                  RDTSCP). Frequency measured against CLOCK_MONOTONIC (QPC
- *                  on Windows). If Linux forbids RDTSC for the process
- *                  (prctl PR_SET_TSC) the OS clock is read instead.
+ *                  RDTSCP; MFENCE on old AMD CPUs whose LFENCE does not
+ *                  serialize; CPUID;RDTSC on CPUs without SSE2). Frequency
+ *                  measured against CLOCK_MONOTONIC (QPC on Windows). If
+ *                  Linux forbids RDTSC (prctl PR_SET_TSC) the OS clock.
  *   AArch64        CNTVCT_EL0 after ISB; frequency CNTFRQ_EL0 (exact).
  *   ARMv7 Linux    CNTVCT where the kernel runs the generic timer (it then
- *                  sets HWCAP_EVTSTRM); frequency CNTFRQ (exact). Else the
- *                  OS clock.
+ *                  sets HWCAP_EVTSTRM); frequency CNTFRQ. Else the OS clock.
  *   PPC64, PPC32   time base; frequency from glibc, measured where it is 0.
  *   RISC-V         rdtime (never rdcycle: Linux 6.6 made it trap);
  *                  frequency measured.
  *   s390x          STCKF, TOD clock: exactly 4096 units per microsecond.
- *   LoongArch64    rdtime.d; frequency from CPUCFG words 4 and 5 (exact).
+ *   LoongArch64    rdtime.d; frequency from CPUCFG words 4 and 5.
  *   Apple, non-x86 mach_absolute_time; mach_timebase_info (exact).
  *   Windows,non-x86 QueryPerformanceCounter; QueryPerformanceFrequency.
  *   anything else  clock_gettime(CLOCK_MONOTONIC) in ns; 1e9 (exact).
  *
- * CONFIGURATION (define before including; every unit of a program alike)
+ * 2. CONFIGURATION (define before including; every unit of a program alike)
  *
  *   TSC_TIMER_FORCE_FALLBACK  read the OS clock everywhere (tests that path).
  *   TSC_TIMER_NO_RDTSCP       never execute RDTSCP, whatever CPUID says.
- *   TSC_CALIBRATION_SECONDS   busy-wait of the first-use calibration
- *                             (default 0.008).
+ *   TSC_TIMER_CALIBRATION_SECONDS  a fixed calibration window, in seconds.
+ *                             Default: adaptive, it stops once the stated
+ *                             uncertainty is 0.1 ppm or less, 8 ms at most.
+ *   TSC_CALIBRATION_SECONDS   the old name of the above, still honoured.
+ *   TSC_TIMER_TEST_*_HOOK     fault injection for the test suite only.
  *
- * SHARING ONE CALIBRATION
+ * 3. GUARANTEES
  *
- * Every function is static inline; the process-wide state (counter mode,
- * frequency, conversion factors) is one weak symbol, tsc__g (selectany on
- * Windows), so all units of a program that include this header share it and
- * the linker keeps one copy. A shared library built with hidden visibility
- * gets its own copy (and so calibrates once more). The state is guarded by a
- * sequence lock, so a recalibration is seen whole or not at all.
- *
- * The RDTSC permission (prctl) is checked once per process, at first use.
- *
- * MEASURING HOT LOOPS (section "measurement helpers", at the end)
- *
- *     static struct tsc_stats st;             // ~30 KiB: static or heap
- *     tsc_stats_init(&st);
- *     for (i = 0; i < n; i++) {
- *         TSC_START(t);                       // const uint64_t t = before
- *         work(i);
- *         TSC_END(t, &st);                    // st += after - t
- *     }
- *     tsc_stats_print(&st, "work", stdout);   // table + histogram
- *
- * TSC_MEASURE(&st) { ... } times a block; struct tsc_regions times
- * back-to-back phases with one counter read per boundary.
+ * - Readers never wait. The frequency and the clock's line are published in
+ *   two copies (a latch, as Linux's sched_clock does): a writer fills the
+ *   copy nobody reads, then flips one counter, so a reader interrupted,
+ *   preempted or forked at any point always finds a whole copy.
+ * - First use never hangs. A thread that re-enters the library while it
+ *   calibrates (a signal handler, a clock_gettime built on tsc_now_ns())
+ *   gets an answer at once: conversions from a quick local calibration that
+ *   is not published, the clock from the OS. A thread that finds another
+ *   one calibrating waits at most 200 ms, then calibrates itself. Work held
+ *   by a thread of the parent before fork(), or abandoned by siglongjmp(),
+ *   is taken over (the owner's process id and start time are kept with it).
+ *   Exactly one calibration is published as the process-wide one.
+ * - Calibration is bounded in time and iterations; where no clean sample
+ *   can be had it falls back to the end points, with the bound they give.
+ * - Async-signal-safe after tsc_init(): every counter read, conversion and
+ *   clock read (tsc_now_ns, tsc_now_realtime_ns). tsc_clock_resync() and
+ *   tsc_calibrate() from a handler that interrupted another writer return
+ *   -EAGAIN.
+ * - Two versions of this header in one program (two libraries, a library
+ *   and the executable) each keep their own state: its symbol's name holds
+ *   the version and configuration. Each calibrates once.
  */
 #ifndef TSC_TIMER_H
 #define TSC_TIMER_H
 
 #define TSC_TIMER_VERSION_MAJOR 1
-#define TSC_TIMER_VERSION_MINOR 0
+#define TSC_TIMER_VERSION_MINOR 1
 #define TSC_TIMER_VERSION_PATCH 0
 
 #include <stddef.h>
@@ -88,16 +115,298 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <math.h>
 #include <errno.h>
 
-#ifndef TSC_CALIBRATION_SECONDS
-#define TSC_CALIBRATION_SECONDS 0.008
+#if !defined(TSC_TIMER_CALIBRATION_SECONDS) && defined(TSC_CALIBRATION_SECONDS)
+#define TSC_TIMER_CALIBRATION_SECONDS TSC_CALIBRATION_SECONDS
 #endif
 
-/* ------------------------------------------------------------------------ */
-/* Platform choice: the one place that picks the counter.                   */
-/* ------------------------------------------------------------------------ */
+/* A private inline keyword: C90 has none. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define TSC__INLINE inline
+#elif defined(__GNUC__) || defined(__clang__)
+#define TSC__INLINE __inline__
+#elif defined(_MSC_VER)
+#define TSC__INLINE __inline
+#else
+#define TSC__INLINE
+#endif
+#define TSC__FN static TSC__INLINE
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* 4. Public API                                                            */
+/* ======================================================================== */
+
+/* --- types ------------------------------------------------------------- */
+
+/* What the CPU and OS say about the counter. 1 = yes, 0 = no. Fields that do
+ * not apply to this platform are 0. */
+struct tsc_features {
+    int has_counter;         /* a user-readable hardware counter is used     */
+    int has_tsc;             /* x86: CPUID.1:EDX[4]                          */
+    int has_rdtscp;          /* x86: CPUID.80000001h:EDX[27] (may lie: VMs)  */
+    int has_invariant_tsc;   /* x86: CPUID.80000007h:EDX[8], constant rate   */
+    int os_allows_counter;   /* Linux x86: prctl(PR_GET_TSC) allowed RDTSC when
+                                the counter was chosen (it is per thread)    */
+    int hypervisor;          /* x86: CPUID.1:ECX[31]                         */
+    int uses_rdtscp;         /* tsc_ticks_after() executes RDTSCP            */
+    int frequency_is_architectural; /* exact from a register/OS, not measured */
+    double cpuid_15_hz;      /* x86: crystal x EBX/EAX from leaf 0x15, or 0   */
+    double cpuid_16_hz;      /* x86: base MHz from leaf 0x16 (nominal), or 0  */
+    double hypervisor_hz;    /* x86: leaf 0x40000010 EAX kHz, or 0           */
+    double architectural_hz; /* the exact frequency where there is one, or 0 */
+};
+
+/* One calibration: what was found and how well. */
+struct tsc_calibration {
+    double ticks_per_second; /* counter frequency, Hz                        */
+    double uncertainty_ppm;  /* bound on the error vs the reference clock    */
+    double seconds_spent;    /* wall time the calibration took               */
+    const char *method;      /* e.g. "measured against CLOCK_MONOTONIC"      */
+    uint64_t samples;        /* bracketed clock reads used (0: architectural) */
+    uint64_t bracket_ticks;  /* narrowest counter|clock|counter bracket      */
+};
+
+/* Samples in ticks: count, exact min and max, exact integer sums for the
+ * mean and standard deviation, and a log-linear histogram for percentiles
+ * (values below 128 exactly, above that 64 buckets per power of two, each
+ * within 1/128 of its values: 3776 counters, 30 KiB). Adding is O(1) and
+ * merging is exact: merging A into B gives, bit for bit, the object that
+ * adding A's samples to B would. Read it through the functions below. */
+#define TSC_STATS_BUCKETS 3776
+struct tsc_stats {
+    uint64_t count;     /* samples recorded                                 */
+    uint64_t min, max;  /* UINT64_MAX and 0 while empty                     */
+    uint64_t sum[2];    /* sum of samples, 128 bits, low word first         */
+    uint64_t sumsq[3];  /* sum of squares, 192 bits, low word first         */
+    uint64_t migrated;  /* samples that changed CPU (tsc_stats_add_cpu)     */
+    uint64_t bucket[TSC_STATS_BUCKETS];
+};
+
+/* Named regions that accumulate time, for the phases of a loop. One region
+ * is open at a time; tsc_region_switch() closes it and opens the next with a
+ * single counter read, so back-to-back phases cost one read per boundary and
+ * their totals add up to the time from the first start to the last stop. */
+#define TSC_REGIONS_MAX 16
+struct tsc_regions {
+    const char *name[TSC_REGIONS_MAX]; /* NULL prints as "region <id>"      */
+    uint64_t ticks[TSC_REGIONS_MAX];   /* accumulated ticks                 */
+    uint64_t entries[TSC_REGIONS_MAX]; /* times opened                      */
+    uint64_t since;                    /* counter when the open one opened  */
+    int open;                          /* open region, or -1                */
+    int n;                             /* regions 0 .. n-1 in use           */
+};
+
+/* --- one-time work ----------------------------------------------------- */
+
+/* Does every piece of one-time work now: chooses the counter, checks the
+ * permission to read it, calibrates (about 2 ms on x86, adaptive; nothing
+ * where the frequency is architectural), measures the overhead and sets the
+ * clock's line up. Afterwards the first call of every function costs what
+ * later calls cost. Idempotent and thread-safe. 0; -EPERM where the OS
+ * forbids the counter, -ENODEV where there is none (the OS clock is then in
+ * use, and everything works on it); -EAGAIN when called from a signal
+ * handler that interrupted the library's own one-time work. */
+TSC__FN int tsc_init(void);
+
+/* --- counter reads ----------------------------------------------------- */
+
+/* Counter read to take before a region: later instructions cannot start
+ * before it, earlier ones have completed. Ticks; ~10-25 ns on x86. */
+TSC__FN uint64_t tsc_ticks_before(void);
+/* Counter read to take after a region: the region has completed before it,
+ * later instructions cannot start before it. Ticks. */
+TSC__FN uint64_t tsc_ticks_after(void);
+/* As tsc_ticks_after(), and stores the CPU it ran on (UINT32_MAX if unknown)
+ * in *cpu: from RDTSCP's TSC_AUX on Linux x86, else sched_getcpu(). */
+TSC__FN uint64_t tsc_ticks_after_cpu(uint32_t *cpu);
+/* As tsc_ticks_before(), plus the CPU it starts on (taken just before the
+ * read, so the query is not timed), for samples that must not migrate. */
+TSC__FN uint64_t tsc_ticks_before_cpu(uint32_t *cpu);
+/* Which counter this process reads and how it is fenced, e.g.
+ * "x86 TSC (LFENCE;RDTSC;LFENCE / RDTSCP;LFENCE)", or why the OS clock is
+ * read instead ("OS clock (RDTSC forbidden by prctl PR_SET_TSC)"). */
+TSC__FN const char *tsc_counter_name(void);
+/* CPU and OS facts about the counter. CPUID runs once per call (costs
+ * microseconds in a VM); the OS permission is the answer cached when the
+ * counter was chosen. */
+TSC__FN struct tsc_features tsc_get_features(void);
+/* The former name, kept: tsc_features() is tsc_get_features(). */
+#define tsc_features() tsc_get_features()
+
+/* --- frequency and conversion ------------------------------------------ */
+
+/* Counter frequency in Hz. The first call in the process calibrates unless
+ * tsc_init() did or the frequency is architectural; later calls cost a few
+ * loads. Thread-safe: every caller gets the one published calibration. */
+TSC__FN double tsc_ticks_per_second(void);
+/* Measures the frequency over `seconds` of busy-waiting (or takes the
+ * architectural one at once) and makes it the one every conversion uses.
+ * 0 on success; -EINVAL for seconds <= 0, NaN, infinite or above 60, or a
+ * NULL out, and then nothing changes; -EAGAIN when it could not publish (a
+ * signal handler that interrupted another publication; the result is still
+ * in *out). */
+TSC__FN int tsc_calibrate(double seconds, struct tsc_calibration *out);
+/* The calibration behind the frequency in use (calibrating if none yet).
+ * 0, or -EINVAL for a NULL out. */
+TSC__FN int tsc_current_calibration(struct tsc_calibration *out);
+/* Ticks to nanoseconds, rounded to nearest: within 1 ns of ticks*1e9/Hz for
+ * every 64-bit input, UINT64_MAX where the result does not fit. A 128-bit
+ * multiply; ~1-2 ns. */
+TSC__FN uint64_t tsc_ticks_to_ns(uint64_t ticks);
+/* Ticks to seconds, as a double. */
+TSC__FN double tsc_ticks_to_seconds(uint64_t ticks);
+/* Nanoseconds to ticks, rounded to nearest, saturating at UINT64_MAX. */
+TSC__FN uint64_t tsc_ns_to_ticks(uint64_t ns);
+/* Ticks of an empty before/after region (the minimum of 2048), measured once
+ * per process and cached. Subtract it to time short regions. */
+TSC__FN uint64_t tsc_overhead_ticks(void);
+/* ticks - tsc_overhead_ticks(), or 0 where that would go below zero. */
+TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks);
+
+/* --- the clock --------------------------------------------------------- */
+
+/* The counter converted to nanoseconds on a line kept locked to the system
+ * clocks: a plain counter read, a latch read and a multiply (~10 ns on x86
+ * Linux, under half of clock_gettime). Where the counter is the OS clock
+ * these are the OS clock itself. */
+/* CLOCK_MONOTONIC-compatible nanoseconds (QPC-based on Windows); never goes
+ * backwards within a thread, across resyncs too. */
+TSC__FN uint64_t tsc_now_ns(void);
+/* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
+ * realtime - monotonic offset measured at the last resync. */
+TSC__FN uint64_t tsc_now_realtime_ns(void);
+/* Measures the clock's offset and rate against the system clock and steers
+ * the line towards it (bounded slew, never a step back). Call it about once
+ * a second, from any thread. 0; -EAGAIN when no clean measurement could be
+ * taken (a loaded machine) or another resync is running (this one then
+ * does nothing). 0 at once where the counter is the OS clock. */
+TSC__FN int tsc_clock_resync(void);
+
+/* --- statistics -------------------------------------------------------- */
+
+/* Empties s. Costs a 30 KiB memset. */
+TSC__FN void tsc_stats_init(struct tsc_stats *s);
+/* Records one sample. O(1): a handful of adds, one multiply, one counter
+ * increment (bench/bench_stats.c measures it). A NULL s records nothing. */
+TSC__FN void tsc_stats_add(struct tsc_stats *s, uint64_t ticks);
+/* Records a sample timed from a start on CPU cpu0 to an end on CPU cpu1
+ * (UINT32_MAX: unknown). Where both are known and differ, the sample is
+ * counted in s->migrated and, if drop is nonzero, not recorded. Returns 1 if
+ * recorded, 0 if dropped. */
+TSC__FN int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0,
+                              uint32_t cpu1, int drop);
+/* The nearest-rank p-th percentile, p in [0, 100] (taken to 7 decimals):
+ * the smallest sample with at least p% of the samples at or below it;
+ * p = 0 gives the min, p = 100 the max, both exact. Other values are within
+ * 1/128 of the exact one (the bucket's midpoint, clamped to [min, max]).
+ * 0 for an empty object, p outside [0, 100], NaN or a NULL s. Walks the
+ * histogram: microseconds, not for the hot path. */
+TSC__FN uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p);
+/* Adds every sample of `from` to `into`, migrations included (exact;
+ * into == from doubles it). */
+TSC__FN void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from);
+/* Count, min, max (0 when empty), the total of all samples (exact up to the
+ * double's 53 bits), mean and population standard deviation (0 when
+ * empty), in ticks. The deviation comes from the exact integer sums, so
+ * samples far from zero with a tiny spread lose nothing. */
+TSC__FN uint64_t tsc_stats_count(const struct tsc_stats *s);
+TSC__FN uint64_t tsc_stats_min(const struct tsc_stats *s);
+TSC__FN uint64_t tsc_stats_max(const struct tsc_stats *s);
+TSC__FN double tsc_stats_sum(const struct tsc_stats *s);
+TSC__FN double tsc_stats_mean(const struct tsc_stats *s);
+TSC__FN double tsc_stats_stddev(const struct tsc_stats *s);
+/* Prints a table in ticks and ns (min, p50, p90, p99, p99.9, max, mean +- sd,
+ * count) and a histogram of up to 16 log-spaced rows to out. */
+TSC__FN void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out);
+/* Flags of tsc_stats_print_flags. TSC_PRINT_SUB_OVERHEAD subtracts
+ * tsc_overhead_ticks() from every value shown, floored at 0 (the mean is
+ * that of the floored samples; the deviation, the raw samples'). */
+#define TSC_PRINT_SUB_OVERHEAD 1u
+#define TSC_PRINT_NO_HISTOGRAM 2u /* the table only */
+/* As tsc_stats_print, with flags. 0, or -EINVAL for a NULL s or out. */
+TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
+                                  unsigned flags);
+
+/* --- regions ----------------------------------------------------------- */
+
+/* Empties r and names regions 0 .. n-1 after names[] (may be NULL; the
+ * strings must outlive r). 0, or -EINVAL for a NULL r or n outside
+ * [1, TSC_REGIONS_MAX], changing nothing. */
+TSC__FN int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names);
+/* Opens region id (one counter read). -EINVAL, changing nothing, for a bad
+ * id or when a region is already open. */
+TSC__FN int tsc_region_start(struct tsc_regions *r, int id);
+/* Closes the open region (one counter read). -EINVAL if none is open. */
+TSC__FN int tsc_region_stop(struct tsc_regions *r);
+/* Closes the open region, if any, and opens id, with one counter read.
+ * -EINVAL, changing nothing, for a bad id. */
+TSC__FN int tsc_region_switch(struct tsc_regions *r, int id);
+/* Sum of the regions' ticks (an open region's running time not included). */
+TSC__FN uint64_t tsc_regions_total(const struct tsc_regions *r);
+/* Prints each region's entries, ticks, time (ns, us, ms or s, whichever
+ * reads best) and share of the total. */
+TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out);
+
+/* --- macros ------------------------------------------------------------ */
+
+/* TSC_KEEP(x): x, an lvalue of a scalar type (integer, pointer, float,
+ * double; not long double under clang), is taken as read and written at
+ * this point: work that produces x stays before it, work that uses x stays
+ * after it, and neither is optimised away. Costs nothing beyond keeping x
+ * in a register or in memory. Put inputs through it after the start read
+ * and results before the end read. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TSC_KEEP(x) __asm__ __volatile__("" : "+g"(x))
+#else
+#define TSC_KEEP(x) tsc__keep_ptr((void *)&(x))
+#endif
+
+/* TSC_START(t) declares `const uint64_t t` = tsc_ticks_before(); under
+ * -Wdeclaration-after-statement write `t = tsc_ticks_before();` instead.
+ * TSC_END(t, stats) records tsc_ticks_after() - t into a struct tsc_stats *.
+ * TSC_END_LOG(t, stream) writes "t: <ticks> ticks, <ns> ns" to a FILE *.
+ * TSC_START_CPU(t) also declares `uint32_t t_cpu`, the CPU of the start;
+ * TSC_END_CPU(t, stats, drop) records with tsc_stats_add_cpu().
+ * TSC_TIMESTAMP(tag, stream) writes "tag: <ns> ns" with tsc_now_realtime_ns()
+ * (nanoseconds since 1970, CLOCK_REALTIME-compatible, a counter read and a
+ * multiply), so lines of several processes line up. */
+#define TSC_START(tag) const uint64_t tag = tsc_ticks_before()
+#define TSC_END(tag, stats) tsc_stats_add((stats), tsc_ticks_after() - (tag))
+#define TSC_END_LOG(tag, stream) tsc__log_ticks((stream), #tag, tsc_ticks_after() - (tag))
+#define TSC_START_CPU(tag)                                                    \
+    uint32_t tag##_cpu = UINT32_MAX;                                          \
+    const uint64_t tag = tsc_ticks_before_cpu(&tag##_cpu)
+#define TSC_END_CPU(tag, stats, drop) tsc__end_cpu((stats), (tag), tag##_cpu, (drop))
+#define TSC_TIMESTAMP(tag, stream) tsc__log_timestamp((stream), #tag, tsc_now_realtime_ns())
+
+/* TSC_MEASURE(stats) { ... } records the time the block takes into stats
+ * (C99 or C++: it declares its variables in a for statement). It is two
+ * nested one-pass for loops, so:
+ *   - `break` or `continue` in the block leave the block, and the time up to
+ *     there is recorded; neither reaches a loop around TSC_MEASURE, which
+ *     goes on with its next statement. To leave that loop, set a flag in the
+ *     block and test it after.
+ *   - `return`, `goto` or longjmp out of the block record nothing. */
+#define TSC__CAT2(a, b) a##b
+#define TSC__CAT(a, b) TSC__CAT2(a, b)
+#define TSC__MV(name) TSC__CAT(name, __LINE__)
+#define TSC_MEASURE(stats)                                                    \
+    for (uint64_t TSC__MV(tsc__t0_) = tsc_ticks_before(), TSC__MV(tsc__once_) = 1; \
+         TSC__MV(tsc__once_);                                                  \
+         TSC__MV(tsc__once_) = 0,                                              \
+         tsc_stats_add((stats), tsc_ticks_after() - TSC__MV(tsc__t0_)))        \
+        for (; TSC__MV(tsc__once_); TSC__MV(tsc__once_) = 0)
+
+/* ======================================================================== */
+/* 5. Implementation. Everything below is private (tsc__ prefix).           */
+/* ======================================================================== */
+
+/* --- platform choice: the one place that picks the counter -------------- */
 
 #if defined(_WIN32)
 #define TSC__WINDOWS 1
@@ -139,167 +448,355 @@
 #define TSC__OSCLOCK 1
 #endif
 
-/* Counters whose frequency no register states: they are measured. The OS
- * clock fallback on x86 (RDTSC forbidden) is decided at run time. */
-#if defined(TSC__X86) || defined(TSC__PPC64) || defined(TSC__PPC32) || \
-    defined(TSC__RISCV)
-#define TSC__MEASURED 1
-#endif
-
-#if defined(TSC__WINDOWS)
-#include <windows.h>
-#if defined(_MSC_VER)
-#include <intrin.h>
-#endif
-#else
-#include <time.h>
-#endif
-#if defined(TSC__X86_GNU)
-#include <cpuid.h>
-#endif
-#if defined(TSC__LINUX)
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#if defined(TSC__ARMV7)
-#include <sys/auxv.h>
-#endif
-#endif
-#if defined(TSC__APPLE)
-#include <mach/mach_time.h>
-#endif
-#if (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
-#include <sys/platform/ppc.h>
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* ------------------------------------------------------------------------ */
-/* Public API                                                               */
-/* ------------------------------------------------------------------------ */
-
-/* What the CPU and OS say about the counter. 1 = yes, 0 = no. Fields that do
- * not apply to this platform are 0. */
-struct tsc_features {
-    int has_counter;         /* a user-readable hardware counter is used     */
-    int has_tsc;             /* x86: CPUID.1:EDX[4]                          */
-    int has_rdtscp;          /* x86: CPUID.80000001h:EDX[27] (may lie: VMs)  */
-    int has_invariant_tsc;   /* x86: CPUID.80000007h:EDX[8], constant rate   */
-    int os_allows_counter;   /* Linux x86: prctl(PR_GET_TSC) == PR_TSC_ENABLE */
-    int hypervisor;          /* x86: CPUID.1:ECX[31]                         */
-    int uses_rdtscp;         /* tsc_ticks_after() executes RDTSCP            */
-    int frequency_is_architectural; /* exact from a register/OS, not measured */
-    double cpuid_15_hz;      /* x86: crystal x EBX/EAX from leaf 0x15, or 0   */
-    double cpuid_16_hz;      /* x86: base MHz from leaf 0x16 (nominal), or 0  */
-    double hypervisor_hz;    /* x86: leaf 0x40000010 EAX kHz, or 0           */
-    double architectural_hz; /* the exact frequency where there is one, or 0 */
-};
-
-/* One calibration: what was found and how well. */
-struct tsc_calibration {
-    double ticks_per_second; /* counter frequency, Hz                        */
-    double uncertainty_ppm;  /* bound on the error vs the reference clock    */
-    double seconds_spent;    /* wall time the calibration took               */
-    const char *method;      /* e.g. "measured against CLOCK_MONOTONIC"      */
-    uint64_t samples;        /* bracketed clock reads used (0: architectural) */
-    uint64_t bracket_ticks;  /* narrowest counter|clock|counter bracket      */
-};
-
-/* Counter read to take before a region: later instructions cannot start
- * before it, earlier ones have completed. Ticks; ~10-25 ns on x86. */
-static inline uint64_t tsc_ticks_before(void);
-/* Counter read to take after a region: the region has completed before it,
- * later instructions cannot start before it. Ticks. */
-static inline uint64_t tsc_ticks_after(void);
-/* As tsc_ticks_after(), and stores the CPU it ran on (UINT32_MAX if unknown)
- * in *cpu: from RDTSCP's TSC_AUX on Linux x86, else sched_getcpu(). */
-static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu);
-/* As tsc_ticks_before(), plus the CPU it starts on (taken just before the
- * read, so the query is not timed), for samples that must not migrate. */
-static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu);
-/* Which counter this process reads, e.g. "AArch64 CNTVCT_EL0". */
-static inline const char *tsc_counter_name(void);
-/* CPU and OS facts about the counter (CPUID; costs microseconds in a VM). */
-static inline struct tsc_features tsc_features(void);
-/* Counter frequency in Hz. The first call in the process calibrates
- * (TSC_CALIBRATION_SECONDS) unless the frequency is architectural; later
- * calls cost a few loads. Thread-safe: concurrent first callers all wait for
- * the one calibration and get the same value. */
-static inline double tsc_ticks_per_second(void);
-/* Measures the frequency over `seconds` of busy-waiting (or takes the
- * architectural one at once) and makes it the one every conversion uses.
- * 0 on success; -EINVAL for seconds <= 0, NaN, infinite or above 60, or a
- * NULL out, and then nothing changes. */
-static inline int tsc_calibrate(double seconds, struct tsc_calibration *out);
-/* The calibration behind the frequency in use (calibrating if none yet).
- * 0, or -EINVAL for a NULL out. */
-static inline int tsc_current_calibration(struct tsc_calibration *out);
-/* Ticks to nanoseconds, rounded to nearest: within 1 ns of ticks*1e9/Hz for
- * every 64-bit input, UINT64_MAX where the result does not fit. A 128-bit
- * multiply; ~1-2 ns. */
-static inline uint64_t tsc_ticks_to_ns(uint64_t ticks);
-/* Ticks to seconds, as a double. */
-static inline double tsc_ticks_to_seconds(uint64_t ticks);
-/* Nanoseconds to ticks, rounded to nearest, saturating at UINT64_MAX. */
-static inline uint64_t tsc_ns_to_ticks(uint64_t ns);
-/* Ticks of an empty before/after region (the minimum of 2048), measured once
- * per process and cached. Subtract it to time short regions. */
-static inline uint64_t tsc_overhead_ticks(void);
-/* ticks - tsc_overhead_ticks(), or 0 where that would go below zero. */
-static inline uint64_t tsc_sub_overhead(uint64_t ticks);
-
-/* A clock: the counter converted to nanoseconds on a line kept locked to
- * the system clocks. Less than half the cost of clock_gettime on x86 Linux
- * (a plain RDTSC, a sequence-lock read and a multiply; ~11 ns). The first
- * call sets it up (calibrating first if needed). Where the counter is the
- * OS clock these are the OS clock itself. Thread-safe. */
-/* CLOCK_MONOTONIC-compatible nanoseconds (QPC-based on Windows); never goes
- * backwards within a thread, across resyncs too. */
-static inline uint64_t tsc_now_ns(void);
-/* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
- * realtime - monotonic offset measured at the last resync, so a step of the
- * realtime clock (settimeofday) shows at the next resync. */
-static inline uint64_t tsc_now_realtime_ns(void);
-/* Measures the clock's offset and rate against the system clock and steers
- * the line towards it (bounded slew, never a step back). Call it about once
- * a second, from any thread (calls take turns); readers never wait on the
- * measurement, only on the few stores that publish its result. 0, or
- * -EAGAIN when no clean measurement could be taken (a loaded machine), and
- * then nothing changes. 0 at once where the counter is the OS clock. */
-static inline int tsc_clock_resync(void);
-
-/* ------------------------------------------------------------------------ */
-/* Implementation. Everything below is private (tsc__ prefix).              */
-/* ------------------------------------------------------------------------ */
-
 #if defined(__GNUC__) || defined(__clang__)
+#define TSC__GNU 1
+#endif
+
+/* --- portability: attributes, atomics, thread-local, libm-free math ----- */
+
+#if defined(TSC__GNU)
 #define TSC__LIKELY(x) __builtin_expect(!!(x), 1)
 #define TSC__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define TSC__NOINLINE __attribute__((noinline, cold, unused))
+/* Slow paths stay out of line. GCC warns of an unused static function (so
+ * `unused`); clang does not for a header's, and warns of `unused` on a
+ * used one. */
+#if defined(__clang__)
+#define TSC__SLOW static __attribute__((noinline, cold))
+#else
+#define TSC__SLOW static __attribute__((noinline, cold, unused))
+#endif
 #else
 #define TSC__LIKELY(x) (x)
 #define TSC__UNLIKELY(x) (x)
-#define TSC__NOINLINE __declspec(noinline)
+#define TSC__SLOW static __declspec(noinline)
+#endif
+#if defined(__cplusplus)
+#define TSC__NULL nullptr
+#else
+#define TSC__NULL ((void *)0)
 #endif
 
-/* How tsc_ticks_* read the counter; decided at first use. */
+/* Test hooks (tests/): no-ops unless a test defines them. */
+#ifndef TSC_TIMER_TEST_CPUID_HOOK
+#define TSC_TIMER_TEST_CPUID_HOOK(leaf, r) ((void)0)
+#endif
+#ifndef TSC_TIMER_TEST_CALIBRATING_HOOK
+#define TSC_TIMER_TEST_CALIBRATING_HOOK() ((void)0)
+#endif
+#ifndef TSC_TIMER_TEST_PUBLISH_HOOK
+#define TSC_TIMER_TEST_PUBLISH_HOOK(what) ((void)0)
+#endif
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#elif defined(_MSC_VER)
+#include <intrin.h>
+#endif
+
+/* Atomics: GCC/Clang builtins; MSVC: plain accesses behind compiler
+ * barriers on x86 (TSO), interlocked operations (full barriers) elsewhere.
+ * LD/ST are acquire/release; RLX relaxed. 64-bit fields on 32-bit targets
+ * are plain volatile accesses: the latch's re-check catches a torn read,
+ * and the writer's fence orders its stores. */
+#if defined(TSC__GNU)
+#define TSC__LD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define TSC__ST32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define TSC__RLX32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+TSC__FN int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
+{
+    return __atomic_compare_exchange_n(p, &expect, want, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+#if UINTPTR_MAX > 0xFFFFFFFFu
+/* Acquire loads and release stores of the latch's words: a reader's
+ * re-check of the counter stays after its loads, and a writer's stores stay
+ * after the counter it saw. On x86 these are plain moves. */
+#define TSC__LD64(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define TSC__ST64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define TSC__WRITE_FENCE() ((void)0)
+#define TSC__READ_FENCE() ((void)0)
+#else
+/* 32-bit: no cheap 64-bit atomics. Plain volatile accesses (a torn read is
+ * caught by the re-check) between fences: the writer's release fence after
+ * it saw the counter, the reader's acquire fence before it re-checks. */
+#define TSC__LD64(p) (*(const volatile uint64_t *)(p))
+#define TSC__ST64(p, v) tsc__st64v((p), (v))
+TSC__FN void tsc__st64v(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
+#define TSC__WRITE_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define TSC__READ_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+#elif defined(_M_IX86) || defined(_M_X64)
+TSC__FN uint32_t tsc__ld32(const uint32_t *p)
+{
+    uint32_t v = *(const volatile uint32_t *)p;
+    _ReadWriteBarrier();
+    return v;
+}
+TSC__FN void tsc__st32(uint32_t *p, uint32_t v)
+{
+    _ReadWriteBarrier();
+    *(volatile uint32_t *)p = v;
+}
+TSC__FN uint64_t tsc__ld64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
+TSC__FN void tsc__st64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
+#define TSC__LD32(p) tsc__ld32(p)
+#define TSC__ST32(p, v) tsc__st32((p), (v))
+#define TSC__RLX32(p) (*(const volatile uint32_t *)(p))
+#define TSC__LD64(p) tsc__ld64(p)
+#define TSC__ST64(p, v) tsc__st64((p), (v))
+#define TSC__WRITE_FENCE() _ReadWriteBarrier()
+#define TSC__READ_FENCE() _ReadWriteBarrier()
+#else
+TSC__FN void tsc__st32(uint32_t *p, uint32_t v)
+{
+    (void)_InterlockedExchange((volatile long *)p, (long)v);
+}
+TSC__FN void tsc__st64(uint64_t *p, uint64_t v)
+{
+    (void)_InterlockedExchange64((volatile long long *)p, (long long)v);
+}
+#define TSC__LD32(p) ((uint32_t)_InterlockedOr((volatile long *)(p), 0))
+#define TSC__ST32(p, v) tsc__st32((p), (v))
+#define TSC__RLX32(p) (*(const volatile uint32_t *)(p))
+#define TSC__LD64(p) ((uint64_t)_InterlockedOr64((volatile long long *)(p), 0))
+#define TSC__ST64(p, v) tsc__st64((p), (v))
+#define TSC__WRITE_FENCE() ((void)0) /* the interlocked stores are barriers */
+#define TSC__READ_FENCE() ((void)0)
+#endif
+#if !defined(TSC__GNU)
+TSC__FN int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
+{
+    return (uint32_t)_InterlockedCompareExchange((volatile long *)p, (long)want,
+                                                 (long)expect) == expect;
+}
+#endif
+
+TSC__FN void tsc__pause(void)
+{
+#if defined(TSC__X86_GNU)
+    __asm__ __volatile__("pause");
+#elif defined(TSC__X86_MSVC)
+    _mm_pause();
+#endif
+}
+
+#if !defined(TSC__GNU)
+/* TSC_KEEP without inline asm: the call goes through a volatile pointer, so
+ * the compiler must assume *p is read and written. */
+TSC__FN void tsc__keep_impl(void *p) { (void)p; }
+static void (*volatile tsc__keep_fn)(void *) = tsc__keep_impl;
+TSC__FN void tsc__keep_ptr(void *p) { tsc__keep_fn(p); }
+#endif
+
+/* The state's symbol name: the version and the configuration are in it, so
+ * two versions (or configurations) of this header in one program each have
+ * their own state instead of sharing one of another layout. */
+#if defined(TSC_TIMER_FORCE_FALLBACK)
+#define TSC__CFG _f
+#elif defined(TSC_TIMER_NO_RDTSCP)
+#define TSC__CFG _n
+#else
+#define TSC__CFG _d
+#endif
+#define TSC__VNAME(p)                                                        \
+    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(p, TSC_TIMER_VERSION_MAJOR), _), \
+             TSC_TIMER_VERSION_MINOR), _), TSC_TIMER_VERSION_PATCH), TSC__CFG)
+#define tsc__g TSC__VNAME(tsc__g_v)
+#define tsc__tls TSC__VNAME(tsc__tls_v)
+
+/* A thread's own flags: which one-time or writer work it is inside, so a
+ * signal handler (or a clock_gettime built on this header) that re-enters
+ * on the same thread is told apart from another thread doing that work.
+ * Weak, so every unit of a program shares it; static (one per unit) where
+ * the object format has no weak thread-locals. */
+#if defined(TSC__GNU) && !defined(_WIN32) && !defined(__CYGWIN__)
+extern __thread uint32_t tsc__tls;
+__attribute__((weak)) __thread uint32_t tsc__tls = 0;
+#elif defined(TSC__GNU)
+static __thread uint32_t tsc__tls __attribute__((unused)) = 0;
+#elif defined(_MSC_VER)
+static __declspec(thread) uint32_t tsc__tls = 0;
+#else
+static uint32_t tsc__tls = 0; /* no thread-locals: any thread counts as re-entry */
+#endif
+#define TSC__TLS_FIRST 1u /* measuring the calibration to publish  */
+#define TSC__TLS_FW 2u    /* publishing a frequency                */
+#define TSC__TLS_CW 4u    /* setting up or steering the clock      */
+
+TSC__FN uint64_t tsc__dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+TSC__FN double tsc__bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+/* 1 for a finite double, tested on its bits: -ffast-math folds x != x. */
+TSC__FN int tsc__finite(double d)
+{
+    return ((tsc__dbits(d) >> 52) & 0x7FFu) != 0x7FFu;
+}
+#define TSC__2P64 18446744073709551616.0 /* 2^64, exact */
+TSC__FN double tsc__fabs(double x) { return x < 0 ? -x : x; }
+/* ceil(x) for 0 <= x < 2^63. */
+TSC__FN double tsc__ceil(double x)
+{
+    uint64_t t = (uint64_t)x;
+    double d = (double)t;
+    return d < x ? d + 1.0 : d;
+}
+/* sqrt(x), x >= 0 finite: a first guess from halving the exponent, then
+ * Newton's iteration, which doubles the correct bits each step. */
+TSC__FN double tsc__sqrt(double x)
+{
+    double r;
+    int i;
+    if (!(x > 0) || !tsc__finite(x))
+        return 0;
+    r = tsc__bitsd((tsc__dbits(x) >> 1) + (UINT64_C(0x3FF0000000000000) >> 1));
+    for (i = 0; i < 6; i++)
+        r = 0.5 * (r + x / r);
+    return r;
+}
+
+/* --- the OS: private declarations, so no system header is included ----- */
+
+#if defined(TSC__LINUX) && defined(TSC__GNU)
+/* clock_gettime under a private name, with the layout the C library's
+ * symbol really takes: two longs, except on 32-bit ABIs born with 64-bit
+ * time only (rv32, x32, loongarch32), whose seconds and nanoseconds fields
+ * are 64-bit wide (the nanoseconds in the low half on these little-endian
+ * targets). */
+#if (defined(__riscv_xlen) && __riscv_xlen == 32) || \
+    (defined(__x86_64__) && defined(__ILP32__)) || \
+    (defined(__loongarch_grlen) && __loongarch_grlen == 32)
+struct tsc__timespec { int64_t tv_sec; int64_t tv_nsec; };
+#define TSC__TS_NS(ts) ((uint64_t)(ts).tv_sec * UINT64_C(1000000000) + (uint32_t)(ts).tv_nsec)
+#else
+struct tsc__timespec { long tv_sec; long tv_nsec; };
+#define TSC__TS_NS(ts) ((uint64_t)(ts).tv_sec * UINT64_C(1000000000) + (uint64_t)(ts).tv_nsec)
+#endif
+extern int tsc__clock_gettime(int, struct tsc__timespec *) __asm__("clock_gettime");
+extern long tsc__syscall(long, ...) __asm__("syscall");
+extern int tsc__getpid(void) __asm__("getpid");
+extern int tsc__sched_getcpu(void) __asm__("sched_getcpu");
+extern int tsc__prctl(int, ...) __asm__("prctl");
+extern unsigned long tsc__getauxval(unsigned long) __asm__("getauxval");
+#define TSC__CLOCK_MONOTONIC 1
+#define TSC__CLOCK_REALTIME 0
+/* clock_gettime's system call number, for a read that cannot re-enter user
+ * code (a clock_gettime replaced by one built on this header) and works
+ * where RDTSC faults (the vDSO reads the TSC). TS64: the kernel writes two
+ * 64-bit fields. */
+#if defined(__x86_64__) && defined(__ILP32__)
+#define TSC__NR_CLOCK_GETTIME (0x40000000L + 228)
+#define TSC__SYS_TS64 1
+#elif defined(__x86_64__)
+#define TSC__NR_CLOCK_GETTIME 228L
+#elif defined(__i386__)
+#define TSC__NR_CLOCK_GETTIME 265L
+#elif defined(__aarch64__) || (defined(__riscv_xlen) && __riscv_xlen == 64) || \
+    defined(__loongarch64)
+#define TSC__NR_CLOCK_GETTIME 113L
+#elif defined(__riscv_xlen) && __riscv_xlen == 32
+#define TSC__NR_CLOCK_GETTIME 403L /* clock_gettime64 */
+#define TSC__SYS_TS64 1
+#elif defined(__arm__)
+#define TSC__NR_CLOCK_GETTIME 263L
+#elif defined(__powerpc__)
+#define TSC__NR_CLOCK_GETTIME 246L
+#elif defined(__s390x__)
+#define TSC__NR_CLOCK_GETTIME 260L
+#endif
+#elif defined(TSC__WINDOWS)
+/* Win32 under the names <windows.h> gives them, declared with the same
+ * types (BOOL is int, DWORD unsigned long), so a program may include both. */
+union _LARGE_INTEGER;
+struct _FILETIME;
+__declspec(dllimport) int __stdcall QueryPerformanceCounter(union _LARGE_INTEGER *);
+__declspec(dllimport) int __stdcall QueryPerformanceFrequency(union _LARGE_INTEGER *);
+__declspec(dllimport) void __stdcall GetSystemTimePreciseAsFileTime(struct _FILETIME *);
+__declspec(dllimport) unsigned long __stdcall GetCurrentProcessorNumber(void);
+__declspec(dllimport) unsigned long __stdcall GetCurrentProcessId(void);
+#else
+#include <time.h>
+#include <unistd.h>
+#if defined(TSC__APPLE)
+#include <mach/mach_time.h>
+#endif
+#define TSC__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#define TSC__CLOCK_REALTIME CLOCK_REALTIME
+#define tsc__timespec timespec
+#define tsc__clock_gettime clock_gettime
+#define tsc__getpid getpid
+#define TSC__TS_NS(ts) ((uint64_t)(ts).tv_sec * UINT64_C(1000000000) + (uint64_t)(ts).tv_nsec)
+#endif
+#if (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
+extern uint64_t tsc__ppc_tb_freq(void) __asm__("__ppc_get_timebase_freq");
+#endif
+
+/* Process id bits that tell this process from its parent after fork(). */
+#define TSC__PID_MASK 0x3FFFFFu /* Linux pids are below 2^22 */
+TSC__FN uint32_t tsc__pid(void)
+{
+#if defined(TSC__WINDOWS)
+    uint32_t p = (uint32_t)GetCurrentProcessId() & TSC__PID_MASK;
+#else
+    uint32_t p = (uint32_t)tsc__getpid() & TSC__PID_MASK;
+#endif
+    return p ? p : 1u;
+}
+
+#if defined(TSC__WINDOWS)
+TSC__FN uint64_t tsc__qpc(void)
+{
+    int64_t v = 0;
+    QueryPerformanceCounter((union _LARGE_INTEGER *)(void *)&v);
+    return (uint64_t)v;
+}
+TSC__FN uint64_t tsc__qpf(void)
+{
+    int64_t v = 0;
+    QueryPerformanceFrequency((union _LARGE_INTEGER *)(void *)&v);
+    return (uint64_t)v;
+}
+/* QPC units to nanoseconds, without overflowing the product. */
+TSC__FN uint64_t tsc__qpc_ns(uint64_t c)
+{
+    uint64_t f = tsc__qpf();
+    return c / f * UINT64_C(1000000000) + c % f * UINT64_C(1000000000) / f;
+}
+#endif
+
+/* How tsc_ticks_* read the counter; chosen once, at first use. */
 enum {
     TSC__MODE_UNKNOWN = 0,
-    TSC__MODE_RDTSCP = 1,   /* x86: after = RDTSCP;LFENCE                  */
-    TSC__MODE_RDTSC = 2,    /* x86: after = LFENCE;RDTSC;LFENCE            */
-    TSC__MODE_OS = 3,       /* OS clock: RDTSC forbidden or missing        */
-    TSC__MODE_NATIVE = 4    /* this platform's own counter (non-x86)       */
+    TSC__MODE_RDTSCP = 1, /* x86: before LFENCE;RDTSC;LFENCE, after RDTSCP;LFENCE */
+    TSC__MODE_RDTSC = 2,  /* x86: LFENCE;RDTSC;LFENCE both                       */
+    TSC__MODE_OS = 3,     /* the OS clock: no counter, or forbidden              */
+    TSC__MODE_NATIVE = 4, /* this platform's own counter (non-x86)               */
+    TSC__MODE_MFENCE = 5, /* x86, AMD before family 10h: MFENCE;RDTSC;MFENCE     */
+    TSC__MODE_CPUID = 6   /* x86 without SSE2 (no LFENCE): CPUID;RDTSC           */
 };
+/* Why that mode (state's `why`, set once with the mode): bits. */
+#define TSC__WHY_SET 0x100u       /* chosen                                  */
+#define TSC__WHY_FORBIDDEN 0x200u /* prctl said RDTSC faults (that thread)   */
+#define TSC__WHY_NO_TSC 0x400u    /* CPUID: no TSC                           */
+#define TSC__WHY_NO_TIMER 0x800u  /* ARMv7: no generic timer for user space  */
 
-/* Where the frequency in use came from (index into tsc__method_names). */
+/* Where the frequency in use came from (index into tsc__method_name). */
 enum {
     TSC__SRC_NONE, TSC__SRC_MEASURED_MONO, TSC__SRC_MEASURED_QPC,
     TSC__SRC_OS_NS, TSC__SRC_CNTFRQ, TSC__SRC_QPF, TSC__SRC_MACH,
-    TSC__SRC_TOD, TSC__SRC_CPUCFG, TSC__SRC_PPC_GLIBC
+    TSC__SRC_TOD, TSC__SRC_CPUCFG, TSC__SRC_PPC_GLIBC, TSC__SRC_LOCAL,
+    TSC__SRC_ENDPOINTS, TSC__SRC_UNMEASURED
 };
 
-static inline const char *tsc__method_name(uint32_t src)
+TSC__FN const char *tsc__method_name(uint64_t src)
 {
     static const char *const names[] = {
         "none", "measured against CLOCK_MONOTONIC",
@@ -309,52 +806,80 @@ static inline const char *tsc__method_name(uint32_t src)
         "architectural: mach_timebase_info",
         "architectural: s390x TOD clock, 4096 per microsecond",
         "architectural: LoongArch CPUCFG 4 and 5",
-        "glibc __ppc_get_timebase_freq"};
+        "glibc __ppc_get_timebase_freq",
+        "local: a quick measurement for a caller inside the first calibration, not published",
+        "measured against the OS clock from the end points alone (no clean samples)",
+        "unmeasured: the reference clock did not advance; nominal or 1 GHz"};
     return src < sizeof names / sizeof names[0] ? names[src] : "unknown";
 }
 
-/* The TSC clock's line (see "TSC clock" below). Fields up to real_off are
- * written under `seq`; those after it belong to the writer holding `busy`. */
-struct tsc__clock {
-    uint32_t seq;        /* 0 not set up; odd while being written           */
-    uint32_t busy;       /* 1 while a setup or resync runs (one writer)     */
-    uint64_t base_ticks; /* the line's start, counter ticks                 */
-    uint64_t base_ns;    /* the line at base_ticks, monotonic ns            */
-    uint64_t mul_hi, mul_lo; /* its slope, ns per tick, 64.64 fixed point   */
-    uint64_t end_ticks;  /* the slew's end, counter ticks                   */
-    uint64_t end_ns;     /* the line there                                  */
-    uint64_t rate_hi, rate_lo; /* the clock's rate after it, 64.64         */
-    uint64_t real_off;   /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, mod 2^64  */
-    uint64_t ref_mid, ref_ns; /* rate reference: ticks, monotonic ns        */
-    uint64_t last_ns;    /* monotonic ns at the last measurement            */
-    uint64_t rate;       /* double bits: the clock's measured ns per tick   */
-    uint64_t narrow;     /* narrowest bracket seen, ticks                   */
-    uint64_t cand;       /* double bits: the last span's rate, ns per tick  */
-};
+/* --- the process-wide state ------------------------------------------- */
 
-/* Process-wide state, one symbol for the whole program. Fields after `seq`
- * are written only under the sequence lock and read only through
- * tsc__read_state(). */
-struct tsc__state {
-    uint32_t mode;      /* TSC__MODE_*                                      */
-    uint32_t once;      /* default calibration: 0 not started, 1 started    */
-    uint32_t seq;       /* 0 no frequency yet; odd while being written      */
-    uint32_t overhead;  /* empty-region ticks + 1; 0 until measured         */
-    uint64_t hz;        /* double bits: ticks per second                    */
-    uint64_t sec;       /* double bits: seconds per tick                    */
-    uint64_t ns_hi, ns_lo; /* nanoseconds per tick, 64.64 fixed point       */
-    uint64_t tk_hi, tk_lo; /* ticks per nanosecond, 64.64 fixed point       */
-    uint64_t unc;       /* double bits: uncertainty, ppm                    */
-    uint64_t spent;     /* double bits: seconds the calibration took        */
-    uint64_t samples, bracket;
-    uint64_t src;       /* TSC__SRC_*                                       */
-    struct tsc__clock clk; /* the TSC clock, its own sequence lock          */
+/* Work only one thread may do at a time (a calibration to publish, a
+ * publication, the clock's steering), with its owner: `word` holds a
+ * generation and the owner's process id, so a child after fork() sees a
+ * claim of its parent's as nobody's; `since` (OS ns, 0 just after taking)
+ * tells a claim abandoned by siglongjmp or a dead thread: no such work takes
+ * a second. */
+struct tsc__claim {
+    uint32_t word;  /* generation << 22 | owner pid; pid 0: free          */
+    uint32_t unused;
+    uint64_t since; /* OS monotonic ns when taken (| 1), 0 just after    */
 };
+#define TSC__STALE_NS UINT64_C(1000000000)
+
+/* The frequency, one copy: words of the latch (see tsc__latch_get). */
+#define TSC__F_HZ 0      /* double bits: ticks per second                   */
+#define TSC__F_SEC 1     /* double bits: seconds per tick                   */
+#define TSC__F_NS 2      /* 2 words: ns per tick, 64.64 fixed point         */
+#define TSC__F_TK 4      /* 2 words: ticks per ns, 64.64 fixed point        */
+#define TSC__F_UNC 6     /* double bits: uncertainty, ppm                   */
+#define TSC__F_SPENT 7   /* double bits: seconds the calibration took       */
+#define TSC__F_SAMPLES 8
+#define TSC__F_BRACKET 9
+#define TSC__F_SRC 10    /* TSC__SRC_*                                      */
+#define TSC__F_WORDS 11
+/* The clock, one copy: a switch point and two lines (before it, from it),
+ * each 8 words: base_ticks, base_ns, mul (2 words), end_ticks, end_ns,
+ * rate (2 words); and the realtime offset. */
+#define TSC__L_SWITCH 0
+#define TSC__L_PREV 1
+#define TSC__L_CUR 9
+#define TSC__L_REAL 17
+#define TSC__L_WORDS 18
+
+struct tsc__state {
+    uint32_t mode;     /* TSC__MODE_*; 0 until chosen                        */
+    uint32_t why;      /* mode | TSC__WHY_* bits, set once                   */
+    uint32_t overhead; /* empty-region ticks + 1; 0 until measured           */
+    uint32_t fseq;     /* frequency latch: 0 none yet, else copy fseq & 1    */
+    uint32_t cseq;     /* clock latch: likewise                              */
+    uint32_t unused;
+    struct tsc__claim first; /* measuring the first calibration            */
+    struct tsc__claim fw;    /* publishing a frequency                     */
+    struct tsc__claim cw;    /* setting up or steering the clock           */
+    uint64_t f[2][TSC__F_WORDS];
+    uint64_t l[2][TSC__L_WORDS];
+    /* The clock's steering, the cw owner's alone: */
+    uint64_t ref_mid, ref_ns; /* rate reference: ticks, monotonic ns        */
+    uint64_t last_ns;         /* monotonic ns at the last measurement       */
+    uint64_t rate;            /* double bits: measured ns per tick          */
+    uint64_t narrow;          /* narrowest bracket seen, ticks              */
+    uint64_t cand;            /* double bits: the last span's rate          */
+}
+#if defined(TSC__GNU)
+__attribute__((aligned(64))) /* cache lines of its own */
+#endif
+;
 
 #if defined(_MSC_VER) || defined(__MINGW32__) || defined(__CYGWIN__)
 #define TSC__SHARED __declspec(selectany)
 #else
 #define TSC__SHARED __attribute__((weak))
+#endif
+extern struct tsc__state tsc__g;
+#if defined(_MSC_VER) && !defined(__clang__)
+__declspec(align(64))
 #endif
 #ifdef __cplusplus
 TSC__SHARED struct tsc__state tsc__g = {};
@@ -362,159 +887,62 @@ TSC__SHARED struct tsc__state tsc__g = {};
 TSC__SHARED struct tsc__state tsc__g = {0};
 #endif
 
-/* --- atomics: GCC/Clang builtins; MSVC: volatile on x86, else interlocked */
+/* --- the OS clock --------------------------------------------------------- */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define TSC__LD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define TSC__ST32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define TSC__RLX32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
-{
-    return __atomic_compare_exchange_n(p, &expect, want, 0, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE);
-}
-#if UINTPTR_MAX > 0xFFFFFFFFu
-#define TSC__LD64(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define TSC__ST64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define TSC__READ_FENCE() ((void)0) /* the acquire loads order the re-check */
-#else /* 32-bit: no cheap 64-bit atomics; the sequence lock catches tears */
-#define TSC__LD64(p) (*(volatile uint64_t *)(p))
-#define TSC__ST64(p, v) (*(volatile uint64_t *)(p) = (v))
-#define TSC__READ_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#endif
-#elif defined(_M_IX86) || defined(_M_X64)
-/* MSVC on x86: loads and stores are ordered (TSO); stop the compiler. */
-#define TSC__LD32(p) (_ReadWriteBarrier(), *(volatile uint32_t *)(p))
-#define TSC__ST32(p, v) (_ReadWriteBarrier(), *(volatile uint32_t *)(p) = (v))
-#define TSC__RLX32(p) (*(volatile uint32_t *)(p))
-#define TSC__LD64(p) (_ReadWriteBarrier(), *(volatile uint64_t *)(p))
-#define TSC__ST64(p, v) (_ReadWriteBarrier(), *(volatile uint64_t *)(p) = (v))
-#define TSC__READ_FENCE() _ReadWriteBarrier()
-#else
-/* MSVC elsewhere (ARM64): volatile orders nothing under /volatile:iso, so
- * the ordered accesses are interlocked operations (full barriers). */
-#define TSC__LD32(p) ((uint32_t)_InterlockedOr((volatile long *)(p), 0))
-#define TSC__ST32(p, v) ((void)_InterlockedExchange((volatile long *)(p), (long)(v)))
-#define TSC__RLX32(p) (*(volatile uint32_t *)(p))
-#define TSC__LD64(p) ((uint64_t)_InterlockedOr64((volatile __int64 *)(p), 0))
-#define TSC__ST64(p, v) ((void)_InterlockedExchange64((volatile __int64 *)(p), (__int64)(v)))
-#define TSC__READ_FENCE() ((void)0) /* the interlocked loads are barriers */
-#endif
-#if !defined(__GNUC__) && !defined(__clang__)
-static inline int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
-{
-    return (uint32_t)_InterlockedCompareExchange((volatile long *)p,
-                                                 (long)want, (long)expect) ==
-           expect;
-}
-#endif
-
-static inline void tsc__pause(void)
-{
-#if defined(TSC__X86_GNU)
-    __asm__ __volatile__("pause");
-#elif defined(TSC__X86_MSVC)
-    _mm_pause();
-#endif
-}
-
-static inline uint64_t tsc__dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-static inline double tsc__bitsd(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-/* --- the OS clock: nanoseconds, and the calibration reference ----------- */
-
-#if defined(TSC__LINUX) && !defined(CLOCK_MONOTONIC)
-/* Strict ISO modes (-std=c99) hide clock_gettime. Bind to the symbol under
- * a private name with the layout every Linux libc gives its legacy
- * clock_gettime: two longs. */
-struct tsc__timespec { long tv_sec; long tv_nsec; };
-extern int tsc__clock_gettime(int, struct tsc__timespec *) __asm__("clock_gettime");
-#define TSC__CLOCK_MONOTONIC 1
-#define TSC__CLOCK_REALTIME 0
-#define TSC__TIMESPEC struct tsc__timespec
-#define TSC__CLOCK_GETTIME tsc__clock_gettime
-#elif !defined(TSC__WINDOWS)
-#define TSC__CLOCK_MONOTONIC CLOCK_MONOTONIC
-#define TSC__CLOCK_REALTIME CLOCK_REALTIME
-#define TSC__TIMESPEC struct timespec
-#define TSC__CLOCK_GETTIME clock_gettime
-#endif
-
-#if defined(TSC__LINUX) && defined(__GNUC__)
-/* sched_getcpu() and syscall() are declared only under _GNU_SOURCE or
- * _DEFAULT_SOURCE; bind to them privately. */
-extern int tsc__sched_getcpu(void) __asm__("sched_getcpu");
-#if defined(TSC__X86) && defined(SYS_clock_gettime) && \
-    !(defined(__x86_64__) && defined(__ILP32__))
-#define TSC__CLOCK_SYSCALL 1
-extern long tsc__syscall(long, ...) __asm__("syscall");
-#endif
-#endif
-
-static inline uint32_t tsc__mode(void);
-
-#if defined(TSC__WINDOWS)
-static inline uint64_t tsc__qpc(void)
-{
-    LARGE_INTEGER v;
-    QueryPerformanceCounter(&v);
-    return (uint64_t)v.QuadPart;
-}
-static inline uint64_t tsc__qpf(void)
-{
-    LARGE_INTEGER v;
-    QueryPerformanceFrequency(&v);
-    return (uint64_t)v.QuadPart;
-}
-/* QPC units to nanoseconds, without overflowing the product. */
-static inline uint64_t tsc__qpc_ns(uint64_t c)
-{
-    uint64_t f = tsc__qpf();
-    return c / f * UINT64_C(1000000000) + c % f * UINT64_C(1000000000) / f;
-}
-#endif
-
-/* Reads a clock in nanoseconds (monotonic, or realtime since 1970). */
-static inline uint64_t tsc__os_ns(int realtime)
+/* The OS clock by a route that never re-enters user code: the system call
+ * on Linux (no vDSO, no interposed clock_gettime), QPC on Windows. For
+ * re-entrant callers, claim ages, and processes where RDTSC faults. */
+TSC__FN uint64_t tsc__os_ns_safe(int realtime)
 {
 #if defined(TSC__WINDOWS)
     if (realtime) {
-        FILETIME ft; /* 100 ns units since 1601 */
+        uint32_t ft[2] = {0, 0}; /* FILETIME: 100 ns units since 1601 */
         uint64_t t;
-        GetSystemTimePreciseAsFileTime(&ft);
-        t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+        GetSystemTimePreciseAsFileTime((struct _FILETIME *)(void *)ft);
+        t = ((uint64_t)ft[1] << 32) | ft[0];
         return (t - UINT64_C(116444736000000000)) * 100u;
-    } else {
-        return tsc__qpc_ns(tsc__qpc());
     }
+    return tsc__qpc_ns(tsc__qpc());
+#elif defined(TSC__NR_CLOCK_GETTIME)
+#if defined(TSC__SYS_TS64)
+    int64_t k[2] = {0, 0};
+    tsc__syscall(TSC__NR_CLOCK_GETTIME, (long)(realtime ? 0 : 1), k);
+    return (uint64_t)k[0] * UINT64_C(1000000000) + (uint64_t)k[1];
 #else
-    TSC__TIMESPEC ts;
-#if defined(TSC__CLOCK_SYSCALL)
-    if (TSC__UNLIKELY(tsc__mode() == TSC__MODE_OS)) {
-        /* RDTSC forbidden: the vDSO's clock_gettime reads the TSC itself
-         * and would fault too, so ask the kernel. */
-        struct { long tv_sec, tv_nsec; } k = {0, 0}; /* stays 0 if it failed */
-        tsc__syscall((long)SYS_clock_gettime, (long)(realtime ? 0 : 1), &k);
-        return (uint64_t)k.tv_sec * UINT64_C(1000000000) + (uint64_t)k.tv_nsec;
-    }
+    long k[2] = {0, 0}; /* stays 0 if the call failed */
+    tsc__syscall(TSC__NR_CLOCK_GETTIME, (long)(realtime ? 0 : 1), k);
+    return (uint64_t)k[0] * UINT64_C(1000000000) + (uint64_t)k[1];
 #endif
-    TSC__CLOCK_GETTIME(realtime ? TSC__CLOCK_REALTIME : TSC__CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+#else
+    struct tsc__timespec ts;
+    tsc__clock_gettime(realtime ? TSC__CLOCK_REALTIME : TSC__CLOCK_MONOTONIC, &ts);
+    return TSC__TS_NS(ts);
 #endif
 }
 
-/* The clock a measured frequency is calibrated against, in its own units. */
-static inline uint64_t tsc__ref_read(void)
+TSC__FN uint32_t tsc__mode(void);
+
+/* The OS clock in nanoseconds (monotonic, or realtime since 1970): the C
+ * library's clock_gettime, except where RDTSC is forbidden (its vDSO reads
+ * the TSC and would fault too). */
+TSC__FN uint64_t tsc__os_ns(int realtime)
+{
+#if defined(TSC__WINDOWS)
+    return tsc__os_ns_safe(realtime);
+#else
+    struct tsc__timespec ts;
+#if defined(TSC__X86) && defined(TSC__NR_CLOCK_GETTIME)
+    if (TSC__UNLIKELY(tsc__mode() == TSC__MODE_OS))
+        return tsc__os_ns_safe(realtime);
+#endif
+    tsc__clock_gettime(realtime ? TSC__CLOCK_REALTIME : TSC__CLOCK_MONOTONIC, &ts);
+    return TSC__TS_NS(ts);
+#endif
+}
+
+/* The clock a measured frequency is calibrated against, in its own units,
+ * and their rate. */
+TSC__FN uint64_t tsc__ref_read(void)
 {
 #if defined(TSC__WINDOWS)
     return tsc__qpc();
@@ -522,31 +950,138 @@ static inline uint64_t tsc__ref_read(void)
     return tsc__os_ns(0);
 #endif
 }
-static inline double tsc__ref_hz(void)
+TSC__FN double tsc__ref_hz(void)
 {
 #if defined(TSC__WINDOWS)
-    return (double)tsc__qpf();
+    uint64_t f = tsc__qpf();
+    return (double)f;
 #else
     return 1e9;
 #endif
 }
 
-/* --- x86: CPUID --------------------------------------------------------- */
+/* --- claims: one-time and writer work --------------------------------- */
+
+/* Takes claim c for this thread: 1 taken (*mine is the word to release);
+ * -1 this very thread holds it (a signal handler, or a call from inside
+ * the work, re-entered: it must not wait); 0 another live thread of this
+ * process holds it. A claim of another process (the parent, before fork)
+ * or older than a second (abandoned) is taken over. Never waits. */
+TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
+{
+    uint32_t me = tsc__pid(), w, next;
+    uint64_t since;
+    *mine = 0;
+    for (;;) {
+        w = TSC__LD32(&c->word);
+        if ((w & TSC__PID_MASK) == me) {
+            since = TSC__LD64(&c->since);
+            if (since == 0 || tsc__os_ns_safe(0) - since < TSC__STALE_NS)
+                return (tsc__tls & bit) ? -1 : 0;
+        }
+        next = ((w >> 22) + 1u) << 22 | me;
+        if (tsc__cas32(&c->word, w, next)) {
+            TSC__ST64(&c->since, tsc__os_ns_safe(0) | 1u);
+            tsc__tls |= bit;
+            *mine = next;
+            return 1;
+        }
+    }
+}
+
+TSC__FN void tsc__claim_release(struct tsc__claim *c, uint32_t bit, uint32_t mine)
+{
+    tsc__tls &= ~bit;
+    if (TSC__LD32(&c->word) == mine) {
+        TSC__ST64(&c->since, 0);
+        tsc__cas32(&c->word, mine, mine & ~TSC__PID_MASK);
+    }
+}
+
+/* As tsc__claim_try, but waits out another thread's short hold (a
+ * publication: a few dozen stores) for up to ~10 ms. 1 taken, else 0. */
+TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
+{
+    long spins;
+    int r;
+    for (spins = 0; spins < 200000; spins++) {
+        r = tsc__claim_try(c, bit, mine);
+        if (r != 0)
+            return r > 0;
+        tsc__pause();
+    }
+    return 0;
+}
+
+/* --- the latch: readers never wait ------------------------------------- */
+
+/* Reads n words from word `first` of the copy the latch counter *seq names
+ * (copies: two arrays of `words` words). 0 when nothing is published yet.
+ * Retries only when a writer completed a publication meanwhile. */
+TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int words, int first,
+                           uint64_t *out, int n)
+{
+    uint32_t s;
+    const uint64_t *p;
+    int i;
+    for (;;) {
+        s = TSC__LD32(seq);
+        if (TSC__UNLIKELY(s == 0))
+            return 0;
+        p = copies + (size_t)(s & 1u) * (size_t)words + first;
+        for (i = 0; i < n; i++)
+            out[i] = TSC__LD64(p + i);
+        TSC__READ_FENCE(); /* the words are read before the re-check */
+        if (TSC__LIKELY(TSC__RLX32(seq) == s))
+            return 1;
+    }
+}
+
+/* Publishes v (`words` words): fills the copy no reader uses, then flips
+ * the counter. The caller holds the latch's writer claim. */
+TSC__FN void tsc__latch_put(uint32_t *seq, uint64_t *copies, int words, const uint64_t *v,
+                            int what)
+{
+    uint32_t next = TSC__RLX32(seq) + 1u;
+    uint64_t *dst;
+    int i;
+    if (next == 0)
+        next = 2; /* 0 means "nothing yet"; 2 names the same copy */
+    dst = copies + (size_t)(next & 1u) * (size_t)words;
+    TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
+    for (i = 0; i < words; i++)
+        TSC__ST64(dst + i, v[i]);
+    TSC_TIMER_TEST_PUBLISH_HOOK(what);
+    (void)what;
+    TSC__ST32(seq, next);
+}
+
+/* --- x86: CPUID ---------------------------------------------------------- */
 
 #if defined(TSC__X86)
-static inline void tsc__cpuid(uint32_t leaf, uint32_t r[4])
+TSC__FN void tsc__cpuid(uint32_t leaf, uint32_t r[4])
 {
 #if defined(TSC__X86_GNU)
-    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+    uint32_t a, b, c, d;
+#if defined(__i386__) && defined(__PIC__)
+    /* EBX is the PIC register on i386: swap it out around CPUID. */
+    __asm__ __volatile__("xchgl %%ebx, %1\n\tcpuid\n\txchgl %%ebx, %1"
+                         : "=a"(a), "=&r"(b), "=c"(c), "=d"(d)
+                         : "0"(leaf), "2"(0u));
+#else
+    __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "0"(leaf), "2"(0u));
+#endif
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
 #else
     int v[4];
     __cpuidex(v, (int)leaf, 0);
     r[0] = (uint32_t)v[0]; r[1] = (uint32_t)v[1];
     r[2] = (uint32_t)v[2]; r[3] = (uint32_t)v[3];
 #endif
+    TSC_TIMER_TEST_CPUID_HOOK(leaf, r);
 }
 /* The leaf's registers, or zeros where the CPU does not have the leaf. */
-static inline void tsc__cpuid_leaf(uint32_t leaf, uint32_t r[4])
+TSC__FN void tsc__cpuid_leaf(uint32_t leaf, uint32_t r[4])
 {
     uint32_t max[4];
     tsc__cpuid(leaf & 0xF0000000u, max);
@@ -554,24 +1089,36 @@ static inline void tsc__cpuid_leaf(uint32_t leaf, uint32_t r[4])
     if (max[0] >= leaf)
         tsc__cpuid(leaf, r);
 }
+/* 1 on AMD (and Hygon) CPUs whose LFENCE may not be dispatch-serializing:
+ * CPUID 0x80000021 EAX[2] clear and a family below 10h, where Linux (since
+ * 2018) and Windows set MSR DE_CFG[1] on family 10h and later. */
+TSC__FN int tsc__amd_needs_mfence(void)
+{
+    uint32_t r[4], fam;
+    tsc__cpuid_leaf(0, r);
+    if (!((r[1] == 0x68747541u && r[3] == 0x69746e65u && r[2] == 0x444d4163u) || /* AuthenticAMD */
+          (r[1] == 0x6f677948u && r[3] == 0x6e65476eu && r[2] == 0x656e6975u)))  /* HygonGenuine */
+        return 0;
+    tsc__cpuid_leaf(0x80000021u, r);
+    if ((r[0] >> 2) & 1u)
+        return 0;
+    tsc__cpuid_leaf(1, r);
+    fam = (r[0] >> 8) & 0xFu;
+    if (fam == 0xFu)
+        fam += (r[0] >> 20) & 0xFFu;
+    return fam < 0x10u;
+}
 #endif
 
-/* 1 when the OS lets this process read the hardware counter. */
-static inline int tsc__os_allows_counter(void)
+/* 1 when the OS lets this thread read the hardware counter (Linux x86:
+ * prctl(PR_GET_TSC), which is per thread). */
+TSC__FN int tsc__os_allows_counter(void)
 {
-#if defined(TSC__LINUX) && (defined(TSC__X86) || defined(TSC__ARMV7)) && \
-    defined(PR_GET_TSC)
-#if defined(TSC__X86)
+#if defined(TSC__LINUX) && defined(TSC__X86) && defined(TSC__GNU)
     int v = 0;
-    /* PR_GET_TSC fails only on kernels without it: they always allow. */
-    if (prctl(PR_GET_TSC, &v, 0, 0, 0) == 0 && v == PR_TSC_SIGSEGV)
-        return 0;
-    return 1;
-#else
-    return 1;
-#endif
-#elif defined(TSC__ARMV7)
-    return 1;
+    /* PR_GET_TSC (25) fails only on kernels without it: they allow.
+     * PR_TSC_SIGSEGV (2): RDTSC faults. */
+    return !(tsc__prctl(25, &v, 0L, 0L, 0L) == 0 && v == 2);
 #else
     return 1;
 #endif
@@ -585,23 +1132,39 @@ static inline int tsc__os_allows_counter(void)
  * already waits for earlier instructions (not stores, which the region's
  * duration need not include); the LFENCE after it keeps the following code
  * from starting early. "memory" stops the compiler moving loads and stores
- * across the read. */
+ * across the read. LFENCE needs SSE2 and serializes dispatch on AMD only
+ * where the kernel or CPUID says so: old AMD CPUs get MFENCE, as Linux's
+ * rdtsc_ordered() gave them, and CPUs without SSE2 CPUID, which serializes
+ * everywhere (at a cost). */
 #if defined(TSC__X86_GNU)
-static inline uint64_t tsc__rdtsc_fenced(void)
+TSC__FN uint64_t tsc__rdtsc_fenced(void)
 {
     uint32_t lo, hi;
     __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
     return ((uint64_t)hi << 32) | lo;
 }
-static inline uint64_t tsc__rdtscp_fenced(uint32_t *aux)
+TSC__FN uint64_t tsc__rdtscp_fenced(uint32_t *aux)
 {
     uint32_t lo, hi, c;
     __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
     *aux = c;
     return ((uint64_t)hi << 32) | lo;
 }
+TSC__FN uint64_t tsc__rdtsc_mfenced(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("mfence\n\trdtsc\n\tmfence" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+TSC__FN uint64_t tsc__rdtsc_cpuid(void)
+{
+    uint32_t r[4], lo, hi;
+    tsc__cpuid(0, r);
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : "r"(r[0]) : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
 #elif defined(TSC__X86_MSVC)
-static inline uint64_t tsc__rdtsc_fenced(void)
+TSC__FN uint64_t tsc__rdtsc_fenced(void)
 {
     uint64_t t;
     _mm_lfence();
@@ -609,7 +1172,7 @@ static inline uint64_t tsc__rdtsc_fenced(void)
     _mm_lfence();
     return t;
 }
-static inline uint64_t tsc__rdtscp_fenced(uint32_t *aux)
+TSC__FN uint64_t tsc__rdtscp_fenced(uint32_t *aux)
 {
     unsigned int c;
     uint64_t t = __rdtscp(&c);
@@ -617,19 +1180,25 @@ static inline uint64_t tsc__rdtscp_fenced(uint32_t *aux)
     *aux = c;
     return t;
 }
-#endif
-
-#if defined(TSC__ARMV7)
-static inline uint64_t tsc__cntvct32(void)
+TSC__FN uint64_t tsc__rdtsc_mfenced(void)
 {
-    uint64_t v;
-    __asm__ __volatile__("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
-    return v;
+    uint64_t t;
+    _mm_mfence();
+    t = __rdtsc();
+    _mm_mfence();
+    return t;
+}
+TSC__FN uint64_t tsc__rdtsc_cpuid(void)
+{
+    uint32_t r[4];
+    tsc__cpuid(0, r);
+    _ReadWriteBarrier();
+    return __rdtsc();
 }
 #endif
 
 /* This platform's own counter, ordered after earlier instructions. */
-static inline uint64_t tsc__native_read(void)
+TSC__FN uint64_t tsc__native_read(void)
 {
 #if defined(TSC__AARCH64)
     uint64_t v;
@@ -637,7 +1206,9 @@ static inline uint64_t tsc__native_read(void)
     __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
     return v;
 #elif defined(TSC__ARMV7)
-    return tsc__cntvct32();
+    uint64_t v;
+    __asm__ __volatile__("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
+    return v;
 #elif defined(TSC__PPC64)
     uint64_t v;
     __asm__ __volatile__("isync\n\tmfspr %0, 268" : "=r"(v) : : "memory");
@@ -651,7 +1222,7 @@ static inline uint64_t tsc__native_read(void)
         __asm__ __volatile__("mftbu %0" : "=r"(hi2) : : "memory");
     } while (hi != hi2);
     return ((uint64_t)hi << 32) | lo;
-#elif defined(TSC__RISCV) && __riscv_xlen == 64
+#elif defined(TSC__RISCV) && defined(__riscv_xlen) && __riscv_xlen == 64
     uint64_t v;
     __asm__ __volatile__("fence\n\trdtime %0" : "=r"(v) : : "memory");
     return v;
@@ -680,15 +1251,27 @@ static inline uint64_t tsc__native_read(void)
 #endif
 }
 
-/* Decides once how this process reads the counter. */
-static TSC__NOINLINE uint32_t tsc__detect_mode(void)
+/* Chooses once how this process reads the counter, with the reason. The
+ * first thread to decide wins (the RDTSC permission is per thread, so
+ * threads may disagree); all then agree on its answer. */
+TSC__SLOW uint32_t tsc__detect_mode(void)
 {
-    uint32_t mode = TSC__MODE_NATIVE;
-#if defined(TSC__X86)
+    uint32_t mode = TSC__MODE_NATIVE, why = 0, w;
+#if defined(TSC__OSCLOCK)
+    mode = TSC__MODE_OS;
+#elif defined(TSC__X86)
     uint32_t r[4];
     tsc__cpuid_leaf(1, r);
-    if (!((r[3] >> 4) & 1u) || !tsc__os_allows_counter()) {
+    if (!((r[3] >> 4) & 1u)) {
         mode = TSC__MODE_OS;
+        why = TSC__WHY_NO_TSC;
+    } else if (!tsc__os_allows_counter()) {
+        mode = TSC__MODE_OS;
+        why = TSC__WHY_FORBIDDEN;
+    } else if (!((r[3] >> 26) & 1u)) {
+        mode = TSC__MODE_CPUID; /* no SSE2, so no LFENCE */
+    } else if (tsc__amd_needs_mfence()) {
+        mode = TSC__MODE_MFENCE;
     } else {
         tsc__cpuid_leaf(0x80000001u, r);
         mode = ((r[3] >> 27) & 1u) ? TSC__MODE_RDTSCP : TSC__MODE_RDTSC;
@@ -697,19 +1280,21 @@ static TSC__NOINLINE uint32_t tsc__detect_mode(void)
 #endif
     }
 #elif defined(TSC__ARMV7)
-    /* Linux sets HWCAP_EVTSTRM when it runs the generic timer, and then
-     * also opens CNTVCT to user space. Without it (no generic timer, or an
-     * emulator that traps the read) use the OS clock. */
-    if (!(getauxval(AT_HWCAP) & (1ul << 21))) /* HWCAP_EVTSTRM */
+    /* Linux sets HWCAP_EVTSTRM (bit 21 of AT_HWCAP, 16) when it runs the
+     * generic timer, and then also opens CNTVCT to user space. Without it
+     * (no generic timer, or an emulator that traps the read): the OS. */
+    if (!(tsc__getauxval(16) & (1ul << 21))) {
         mode = TSC__MODE_OS;
-#elif defined(TSC__OSCLOCK)
-    mode = TSC__MODE_OS;
+        why = TSC__WHY_NO_TIMER;
+    }
 #endif
-    TSC__ST32(&tsc__g.mode, mode);
-    return mode;
+    tsc__cas32(&tsc__g.why, 0, mode | why | TSC__WHY_SET);
+    w = TSC__LD32(&tsc__g.why);
+    TSC__ST32(&tsc__g.mode, w & 0xFFu);
+    return w & 0xFFu;
 }
 
-static inline uint32_t tsc__mode(void)
+TSC__FN uint32_t tsc__mode(void)
 {
     uint32_t m = TSC__RLX32(&tsc__g.mode);
     return TSC__LIKELY(m != TSC__MODE_UNKNOWN) ? m : tsc__detect_mode();
@@ -717,7 +1302,7 @@ static inline uint32_t tsc__mode(void)
 
 /* Where the mode says the OS clock: its own units (ns; QPC ticks on
  * Windows, whose frequency is then the exact QPF). */
-static inline uint64_t tsc__os_counter(void)
+TSC__FN uint64_t tsc__os_counter(void)
 {
 #if defined(TSC__WINDOWS)
     return tsc__qpc();
@@ -726,21 +1311,27 @@ static inline uint64_t tsc__os_counter(void)
 #endif
 }
 
-static TSC__NOINLINE uint64_t tsc__before_slow(void)
+#if !defined(TSC__OSCLOCK)
+TSC__SLOW uint64_t tsc__before_slow(void)
 {
     uint32_t m = tsc__mode();
 #if defined(TSC__X86)
     if (m == TSC__MODE_RDTSCP || m == TSC__MODE_RDTSC)
         return tsc__rdtsc_fenced();
+    if (m == TSC__MODE_MFENCE)
+        return tsc__rdtsc_mfenced();
+    if (m == TSC__MODE_CPUID)
+        return tsc__rdtsc_cpuid();
 #endif
     if (m == TSC__MODE_OS)
         return tsc__os_counter();
     return tsc__native_read();
 }
+#endif
 
 /* The CPU from an RDTSCP's TSC_AUX: Linux stores node << 12 | cpu there;
  * Windows does not say, so ask it; elsewhere unknown. */
-static inline uint32_t tsc__aux_cpu(uint32_t aux)
+TSC__FN uint32_t tsc__aux_cpu(uint32_t aux)
 {
 #if defined(TSC__LINUX)
     return aux & 0xFFFu;
@@ -753,7 +1344,7 @@ static inline uint32_t tsc__aux_cpu(uint32_t aux)
 #endif
 }
 
-static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
+TSC__SLOW uint64_t tsc__after_slow(uint32_t *cpu)
 {
     uint32_t m = tsc__mode(), aux = UINT32_MAX;
     uint64_t t;
@@ -764,8 +1355,8 @@ static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
             *cpu = tsc__aux_cpu(aux);
         return t;
     }
-    if (m == TSC__MODE_RDTSC)
-        t = tsc__rdtsc_fenced();
+    if (m != TSC__MODE_OS)
+        t = tsc__before_slow(); /* the same fenced read after as before */
     else
 #endif
     if (m == TSC__MODE_OS)
@@ -773,7 +1364,7 @@ static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
     else
         t = tsc__native_read();
     if (cpu) {
-#if defined(TSC__LINUX)
+#if defined(TSC__LINUX) && defined(TSC__GNU)
         int c = tsc__sched_getcpu();
         aux = c >= 0 ? (uint32_t)c : UINT32_MAX;
 #elif defined(TSC__WINDOWS)
@@ -784,10 +1375,10 @@ static TSC__NOINLINE uint64_t tsc__after_slow(uint32_t *cpu)
     return t;
 }
 
-static inline uint64_t tsc_ticks_before(void)
+TSC__FN uint64_t tsc_ticks_before(void)
 {
 #if defined(TSC__X86)
-    /* Both TSC modes read the same way before a region. */
+    /* Both LFENCE modes read the same way before a region. */
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) - 1u < 2u))
         return tsc__rdtsc_fenced();
     return tsc__before_slow();
@@ -806,7 +1397,7 @@ static inline uint64_t tsc_ticks_before(void)
 #endif
 }
 
-static inline uint64_t tsc_ticks_after(void)
+TSC__FN uint64_t tsc_ticks_after(void)
 {
 #if defined(TSC__X86)
     uint32_t m = TSC__RLX32(&tsc__g.mode), aux;
@@ -814,17 +1405,17 @@ static inline uint64_t tsc_ticks_after(void)
         return tsc__rdtscp_fenced(&aux);
     if (TSC__LIKELY(m == TSC__MODE_RDTSC))
         return tsc__rdtsc_fenced();
-    return tsc__after_slow(NULL);
+    return tsc__after_slow((uint32_t *)TSC__NULL);
 #elif defined(TSC__OSCLOCK)
     return tsc__os_counter();
 #else
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
         return tsc__native_read();
-    return tsc__after_slow(NULL);
+    return tsc__after_slow((uint32_t *)TSC__NULL);
 #endif
 }
 
-static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu)
+TSC__FN uint64_t tsc_ticks_after_cpu(uint32_t *cpu)
 {
     uint32_t dummy;
 #if defined(TSC__X86) && defined(TSC__LINUX)
@@ -840,33 +1431,38 @@ static inline uint64_t tsc_ticks_after_cpu(uint32_t *cpu)
     return tsc__after_slow(cpu ? cpu : &dummy);
 }
 
-static inline uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
+TSC__FN uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
 {
     /* The CPU first, then the fenced start: the query (RDTSCP, or
      * sched_getcpu) stays out of the region. A move between the two shows
      * as a change of CPU at the region's end, like any other. */
     if (cpu)
-        tsc__after_slow(cpu);
+        (void)tsc__after_slow(cpu);
     return tsc_ticks_before();
 }
 
-static inline const char *tsc_counter_name(void)
+TSC__FN const char *tsc_counter_name(void)
 {
-    switch (tsc__mode()) {
+    uint32_t m = tsc__mode(), why = TSC__LD32(&tsc__g.why);
+    (void)why;
+    switch (m) {
 #if defined(TSC__X86)
     case TSC__MODE_RDTSCP: return "x86 TSC (LFENCE;RDTSC;LFENCE / RDTSCP;LFENCE)";
     case TSC__MODE_RDTSC: return "x86 TSC (LFENCE;RDTSC;LFENCE, no RDTSCP)";
+    case TSC__MODE_MFENCE:
+        return "x86 TSC (MFENCE;RDTSC;MFENCE: AMD before family 10h, LFENCE does not serialize)";
+    case TSC__MODE_CPUID: return "x86 TSC (CPUID;RDTSC: no SSE2, so no LFENCE)";
 #endif
     case TSC__MODE_OS:
 #if defined(TSC_TIMER_FORCE_FALLBACK)
         return "OS clock (TSC_TIMER_FORCE_FALLBACK)";
-#elif defined(TSC__X86)
-        return tsc__os_allows_counter()
-                   ? "OS clock (CPU has no TSC)"
-                   : "OS clock (RDTSC forbidden by prctl PR_SET_TSC)";
-#elif defined(TSC__ARMV7)
-        return "OS clock (no ARM generic timer)";
 #else
+        if (why & TSC__WHY_FORBIDDEN)
+            return "OS clock (RDTSC forbidden by prctl PR_SET_TSC)";
+        if (why & TSC__WHY_NO_TSC)
+            return "OS clock (CPU has no TSC)";
+        if (why & TSC__WHY_NO_TIMER)
+            return "OS clock (no ARM generic timer)";
         return "OS clock (no counter for this platform)";
 #endif
     default: break;
@@ -892,18 +1488,20 @@ static inline const char *tsc_counter_name(void)
 #endif
 }
 
-/* --- frequency ---------------------------------------------------------- */
+/* --- frequency: what registers and the OS state ------------------------ */
 
 /* The exact frequency where a register or the OS states it, else 0. */
-static inline double tsc__architectural_hz(uint32_t *src)
+TSC__FN double tsc__architectural_hz(uint32_t *src)
 {
     if (tsc__mode() == TSC__MODE_OS) {
-        *src = TSC__SRC_OS_NS;
 #if defined(TSC__WINDOWS)
+        uint64_t f = tsc__qpf();
         *src = TSC__SRC_QPF;
-        return (double)tsc__qpf();
-#endif
+        return (double)f;
+#else
+        *src = TSC__SRC_OS_NS;
         return 1e9;
+#endif
     }
 #if defined(TSC__AARCH64)
     {
@@ -940,11 +1538,14 @@ static inline double tsc__architectural_hz(uint32_t *src)
         return 1e9 * (double)tb.denom / (double)tb.numer;
     }
 #elif defined(TSC__QPC)
-    *src = TSC__SRC_QPF;
-    return (double)tsc__qpf();
+    {
+        uint64_t f = tsc__qpf();
+        *src = TSC__SRC_QPF;
+        return (double)f;
+    }
 #elif (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
     {
-        uint64_t f = __ppc_get_timebase_freq(); /* 0 under qemu-user */
+        uint64_t f = tsc__ppc_tb_freq(); /* 0 under qemu-user */
         *src = TSC__SRC_PPC_GLIBC;
         return (double)f;
     }
@@ -957,14 +1558,14 @@ static inline double tsc__architectural_hz(uint32_t *src)
 #endif
 }
 
-static inline struct tsc_features tsc_features(void)
+TSC__FN struct tsc_features tsc_get_features(void)
 {
     struct tsc_features f;
-    uint32_t src = 0;
+    uint32_t src = 0, mode = tsc__mode(), why = TSC__LD32(&tsc__g.why);
     memset(&f, 0, sizeof f);
-    f.os_allows_counter = tsc__os_allows_counter();
-    f.has_counter = tsc__mode() != TSC__MODE_OS;
-    f.uses_rdtscp = tsc__mode() == TSC__MODE_RDTSCP;
+    f.os_allows_counter = !(why & TSC__WHY_FORBIDDEN);
+    f.has_counter = mode != TSC__MODE_OS;
+    f.uses_rdtscp = mode == TSC__MODE_RDTSCP;
 #if defined(TSC__X86)
     {
         uint32_t r[4], max_basic;
@@ -981,7 +1582,7 @@ static inline struct tsc_features tsc_features(void)
             /* TSC = crystal * EBX / EAX; ECX (crystal Hz) may be 0. */
             tsc__cpuid(0x15, r);
             if (r[0] && r[1] && r[2])
-                f.cpuid_15_hz = (double)r[2] * r[1] / r[0];
+                f.cpuid_15_hz = (double)r[2] * (double)r[1] / (double)r[0];
         }
         if (max_basic >= 0x16) {
             tsc__cpuid(0x16, r);
@@ -1014,7 +1615,7 @@ __extension__ typedef unsigned __int128 tsc__u128;
 #endif
 
 /* *hi:*lo = a * b, full 128-bit product. */
-static inline void tsc__mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+TSC__FN void tsc__mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 {
 #if defined(__SIZEOF_INT128__)
     tsc__u128 p = (tsc__u128)a * b;
@@ -1034,15 +1635,15 @@ static inline void tsc__mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t
 /* round(num * 2^shift / den) as a 64.64 number in *hi:*lo, saturating at
  * all ones. Long division, one bit at a time: exact, needs no 128-bit type,
  * and runs only when a frequency is set. num, den < 2^62, den > 0. */
-static inline void tsc__div_shl(uint64_t num, int shift, uint64_t den, uint64_t *hi, uint64_t *lo)
+TSC__FN void tsc__div_shl(uint64_t num, int shift, uint64_t den, uint64_t *hi, uint64_t *lo)
 {
     uint64_t q_hi = 0, q_lo = 0, r = 0;
     int i, bits = 64;
     while (bits > 0 && !((num >> (bits - 1)) & 1u))
         bits--;
     for (i = bits - 1 + shift; i >= 0; i--) {
-        int bit = i >= shift ? (int)((num >> (i - shift)) & 1u) : 0;
-        r = (r << 1) | (uint64_t)bit;
+        uint64_t bit = i >= shift ? (num >> (i - shift)) & 1u : 0;
+        r = (r << 1) | bit;
         if (q_hi >> 63) { /* quotient would not fit in 128 bits */
             *hi = *lo = UINT64_MAX;
             return;
@@ -1063,7 +1664,7 @@ static inline void tsc__div_shl(uint64_t num, int shift, uint64_t den, uint64_t 
 }
 
 /* x * (hi + lo / 2^64), rounded to nearest, saturating at UINT64_MAX. */
-static inline uint64_t tsc__mul_fixed(uint64_t x, uint64_t hi, uint64_t lo)
+TSC__FN uint64_t tsc__mul_fixed(uint64_t x, uint64_t hi, uint64_t lo)
 {
     uint64_t ph, pl, ih, il, r;
     tsc__mul_64x64(x, lo, &ph, &pl);
@@ -1076,21 +1677,34 @@ static inline uint64_t tsc__mul_fixed(uint64_t x, uint64_t hi, uint64_t lo)
     return il + r;
 }
 
-/* a 53-bit integer m and exponent e with d == m * 2^e exactly (d > 0). */
-static inline void tsc__split_double(double d, uint64_t *m, int *e)
+/* A 53-bit integer m and exponent e with d == m * 2^e exactly (d > 0,
+ * finite), from the double's bits. */
+TSC__FN void tsc__split_double(double d, uint64_t *m, int *e)
 {
-    int ex;
-    double fr = frexp(d, &ex); /* d = fr * 2^ex, fr in [0.5, 1) */
-    *m = (uint64_t)ldexp(fr, 53);
-    *e = ex - 53;
+    uint64_t b = tsc__dbits(d);
+    int ex = (int)((b >> 52) & 0x7FFu);
+    *m = b & ((UINT64_C(1) << 52) - 1u);
+    if (ex) {
+        *m |= UINT64_C(1) << 52;
+        *e = ex - 1075;
+    } else {
+        *e = -1074; /* subnormal */
+    }
 }
 
-/* --- state: publishing and reading the frequency ----------------------- */
+/* x >= 0 as 64.64 fixed point. */
+TSC__FN void tsc__fixed_from_double(double x, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t h = x < TSC__2P64 ? (uint64_t)x : UINT64_MAX;
+    double l = (x - (double)h) * TSC__2P64;
+    *hi = h;
+    *lo = l <= 0 ? 0 : l < TSC__2P64 ? (uint64_t)l : UINT64_MAX;
+}
 
 /* The conversion factors for a frequency: f[0]:f[1] nanoseconds per tick
  * and f[2]:f[3] ticks per nanosecond, each 64.64 fixed point, rounded to
  * nearest from the exact value of the double hz. */
-static inline void tsc__factors(double hz, uint64_t f[4])
+TSC__FN void tsc__factors(double hz, uint64_t f[4])
 {
     uint64_t m;
     int e;
@@ -1107,161 +1721,84 @@ static inline void tsc__factors(double hz, uint64_t f[4])
         f[2] = f[3] = 0; /* below 2^-64 ticks per ns: no counter is that slow */
 }
 
-/* Publishes a frequency and its conversion factors. Writers take the
- * sequence lock (odd = writing); readers retry while it moves. When
- * `only_if_first` is set, a frequency already published wins. */
-static inline void tsc__publish(double hz, double unc_ppm, double spent, uint64_t samples,
-                                uint64_t bracket, uint32_t src, int only_if_first)
+/* A calibration as the frequency latch's words. */
+TSC__FN void tsc__freq_words(const struct tsc_calibration *c, uint32_t src, uint64_t v[TSC__F_WORDS])
 {
-    uint64_t f[4];
-    uint32_t s;
-    tsc__factors(hz, f);
-    for (;;) {
-        s = TSC__LD32(&tsc__g.seq);
-        if (only_if_first && s != 0)
-            return;
-        if (!(s & 1u) && tsc__cas32(&tsc__g.seq, s, s + 1))
-            break;
-        tsc__pause();
+    tsc__factors(c->ticks_per_second, v + TSC__F_NS); /* NS and TK: 4 words */
+    v[TSC__F_HZ] = tsc__dbits(c->ticks_per_second);
+    v[TSC__F_SEC] = tsc__dbits(1.0 / c->ticks_per_second);
+    v[TSC__F_UNC] = tsc__dbits(c->uncertainty_ppm);
+    v[TSC__F_SPENT] = tsc__dbits(c->seconds_spent);
+    v[TSC__F_SAMPLES] = c->samples;
+    v[TSC__F_BRACKET] = c->bracket_ticks;
+    v[TSC__F_SRC] = src;
+}
+
+/* Publishes a frequency; with only_if_first, only where none is yet. 1
+ * published, 0 not needed (one was there), -EAGAIN when the writer claim
+ * could not be had (this thread interrupted a publication). */
+TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
+{
+    uint32_t mine;
+    int done = 0;
+    if (!tsc__claim_short(&tsc__g.fw, TSC__TLS_FW, &mine))
+        return -EAGAIN;
+    if (!only_if_first || TSC__LD32(&tsc__g.fseq) == 0) {
+        tsc__latch_put(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, v, 0);
+        done = 1;
     }
-    TSC__ST64(&tsc__g.hz, tsc__dbits(hz));
-    TSC__ST64(&tsc__g.sec, tsc__dbits(1.0 / hz));
-    TSC__ST64(&tsc__g.ns_hi, f[0]);
-    TSC__ST64(&tsc__g.ns_lo, f[1]);
-    TSC__ST64(&tsc__g.tk_hi, f[2]);
-    TSC__ST64(&tsc__g.tk_lo, f[3]);
-    TSC__ST64(&tsc__g.unc, tsc__dbits(unc_ppm));
-    TSC__ST64(&tsc__g.spent, tsc__dbits(spent));
-    TSC__ST64(&tsc__g.samples, samples);
-    TSC__ST64(&tsc__g.bracket, bracket);
-    TSC__ST64(&tsc__g.src, (uint64_t)src);
-    TSC__ST32(&tsc__g.seq, s + 2);
+    tsc__claim_release(&tsc__g.fw, TSC__TLS_FW, mine);
+    return done;
 }
 
-static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *out,
-                                      uint32_t *src);
-
-/* Makes sure a frequency is published: the first caller calibrates, the
- * others wait for it. */
-static TSC__NOINLINE void tsc__ensure_frequency(void)
-{
-    if (TSC__LD32(&tsc__g.seq) != 0)
-        return;
-    if (tsc__cas32(&tsc__g.once, 0, 1)) {
-        struct tsc_calibration c;
-        uint32_t src = 0;
-        tsc__calibrate_into(TSC_CALIBRATION_SECONDS, &c, &src);
-        tsc__publish(c.ticks_per_second, c.uncertainty_ppm, c.seconds_spent, c.samples,
-                     c.bracket_ticks, src, 1);
-        return;
-    }
-    while (TSC__LD32(&tsc__g.seq) == 0)
-        tsc__pause();
-}
-
-/* Reads n consecutive 64-bit fields starting at `first`, guarded by the
- * sequence counter *seq, consistently. 0 when nothing is published yet
- * (*seq == 0), else 1. */
-static inline int tsc__seq_read(const uint32_t *seq, const uint64_t *first, uint64_t *out,
-                                int n)
-{
-    uint32_t s;
-    int i;
-    for (;;) {
-        s = TSC__LD32(seq);
-        if (TSC__UNLIKELY(s == 0))
-            return 0;
-        if (TSC__UNLIKELY(s & 1u)) {
-            tsc__pause();
-            continue;
-        }
-        for (i = 0; i < n; i++)
-            out[i] = TSC__LD64(first + i);
-        TSC__READ_FENCE(); /* the fields are read before the re-check */
-        if (TSC__LIKELY(TSC__RLX32(seq) == s))
-            return 1;
-    }
-}
-
-/* Reads n consecutive fields of the frequency state, calibrating first if
- * no frequency is published yet. */
-static inline void tsc__read_state(const uint64_t *first, uint64_t *out, int n)
-{
-    while (TSC__UNLIKELY(!tsc__seq_read(&tsc__g.seq, first, out, n)))
-        tsc__ensure_frequency();
-}
-
-static inline double tsc_ticks_per_second(void)
-{
-    uint64_t v;
-    tsc__read_state(&tsc__g.hz, &v, 1);
-    return tsc__bitsd(v);
-}
-
-static inline int tsc_current_calibration(struct tsc_calibration *out)
-{
-    uint64_t v[11];
-    if (!out)
-        return -EINVAL;
-    tsc__read_state(&tsc__g.hz, v, 11);
-    out->ticks_per_second = tsc__bitsd(v[0]);
-    out->uncertainty_ppm = tsc__bitsd(v[6]);
-    out->seconds_spent = tsc__bitsd(v[7]);
-    out->samples = v[8];
-    out->bracket_ticks = v[9];
-    out->method = tsc__method_name((uint32_t)v[10]);
-    return 0;
-}
-
-static inline uint64_t tsc_ticks_to_ns(uint64_t ticks)
-{
-    uint64_t f[2];
-    tsc__read_state(&tsc__g.ns_hi, f, 2);
-    return tsc__mul_fixed(ticks, f[0], f[1]);
-}
-
-static inline uint64_t tsc_ns_to_ticks(uint64_t ns)
-{
-    uint64_t f[2];
-    tsc__read_state(&tsc__g.tk_hi, f, 2);
-    return tsc__mul_fixed(ns, f[0], f[1]);
-}
-
-static inline double tsc_ticks_to_seconds(uint64_t ticks)
-{
-    uint64_t v;
-    tsc__read_state(&tsc__g.sec, &v, 1);
-    return (double)ticks * tsc__bitsd(v);
-}
-
-/* --- calibration ------------------------------------------------------- */
+/* --- calibration -------------------------------------------------------- */
 
 /* Calibration against the reference clock (CLOCK_MONOTONIC; QPC on
- * Windows), busy-waiting: a sleeping core may stop its counter.
- *
- * Each sample brackets one clock read between two counter reads; only
- * narrow brackets are kept, so a sample that was preempted or interrupted
- * is dropped rather than averaged in. The window is cut into TSC__BINS
- * equal parts; each part's kept samples are averaged (the clock's 1 ns
- * steps average out), and a straight line is fitted through the part
- * averages. The slope is the frequency; the scatter of the parts about the
- * line gives its standard error, and parts far off the line (a clock step,
- * a migration to a core with another offset) are dropped and the line
- * refitted. */
-#define TSC__BINS 32
+ * Windows), busy-waiting: a sleeping core may stop its counter. In phases:
+ *   1. warm up and learn how narrow a counter|clock|counter bracket can be;
+ *   2. sample: each sample brackets one clock read between two counter
+ *      reads, and only narrow brackets are kept, so a preempted or
+ *      interrupted one is dropped rather than averaged in; the window is
+ *      cut into equal parts whose samples are averaged (the clock's 1 ns
+ *      steps average out);
+ *   3. fit a straight line through the part averages: the slope is the
+ *      frequency, the scatter about it its standard error; parts far off
+ *      the line (a clock step, a migration) are dropped and the line
+ *      refitted. The adaptive window (the default) fits every 8 parts and
+ *      stops once the stated uncertainty is 0.1 ppm or less;
+ *   4. where too few clean samples came (a wildly loaded machine, a clock
+ *      that turned slow), the end points alone, with the bound their
+ *      brackets give; where the clock did not move at all, a nominal
+ *      frequency with an uncertainty that says it is one.
+ * Every loop is bounded by the reference clock and by a count of brackets,
+ * so a clock that turns slow or stops cannot hold it. Stack: ~5 KiB. */
+#define TSC__BINS 256           /* parts of the adaptive window           */
+#define TSC__FIXED_BINS 32      /* parts of a fixed window                */
+#define TSC__ADAPTIVE_CAP 0.008 /* seconds: the adaptive window's limit    */
+#define TSC__TARGET_PPM 0.1     /* the adaptive window stops here          */
+#define TSC__MAX_BRACKETS 2000000L
 
-struct tsc__bin {
-    uint64_t n;      /* samples kept                                       */
-    uint64_t x1, y1; /* the first kept sample: bracket middle, clock       */
-    uint64_t sum_x;  /* sum of middle - x1, ticks (small: cannot wrap)     */
-    uint64_t sum_y;  /* sum of clock - y1, reference units                 */
+struct tsc__cal {
+    double ref_hz;
+    uint64_t span;             /* window, reference units                 */
+    uint64_t limit;            /* widest bracket kept, ticks              */
+    uint64_t narrow;           /* narrowest bracket seen, ticks           */
+    uint64_t x0, y0;           /* the first kept bracket: counter, clock  */
+    uint64_t ref_start;        /* clock when the calibration began        */
+    long left;                 /* brackets the budget still allows        */
+    int bins;                  /* parts of the window                     */
+    int adaptive;
+    uint32_t n[TSC__BINS];     /* samples kept per part                   */
+    double sx[TSC__BINS];      /* sums of counter - x0 per part           */
+    double sy[TSC__BINS];      /* sums of clock - y0 per part             */
+    unsigned char use[TSC__BINS];
 };
 
 /* One reference clock read between two counter reads: *mid is the counter
  * at the bracket's middle (t0 + (t1 - t0) / 2, which cannot wrap even where
  * the counter runs near 2^64, as s390x's TOD clock does), *ref the clock.
  * Returns the bracket's width in ticks. */
-static inline uint64_t tsc__bracket(uint64_t *mid, uint64_t *ref)
+TSC__FN uint64_t tsc__bracket(uint64_t *mid, uint64_t *ref)
 {
     uint64_t t0 = tsc_ticks_before();
     uint64_t c = tsc__ref_read();
@@ -1273,7 +1810,7 @@ static inline uint64_t tsc__bracket(uint64_t *mid, uint64_t *ref)
 
 /* The narrowest of 16 brackets: one preempted or interrupted between its
  * counter reads loses to a clean one. Returns its width in ticks. */
-static inline uint64_t tsc__narrowest_bracket(uint64_t *mid, uint64_t *ref)
+TSC__FN uint64_t tsc__narrowest_bracket(uint64_t *mid, uint64_t *ref)
 {
     uint64_t best = tsc__bracket(mid, ref), w, m, r;
     int i;
@@ -1288,58 +1825,207 @@ static inline uint64_t tsc__narrowest_bracket(uint64_t *mid, uint64_t *ref)
     return best;
 }
 
-/* Least-squares line y = a + b x through the points with use[i] set.
- * Returns the number of points used; *se is the slope's standard error. */
-static inline int tsc__fit(const double *x, const double *y, const int *use, int n,
-                           double *slope, double *se, double *intercept)
+/* Least-squares line y = a + b x through the parts in use. Returns the
+ * number of parts used; *se is the slope's standard error. */
+TSC__FN int tsc__fit(const struct tsc__cal *k, int nb, double *slope, double *se,
+                     double *icpt)
 {
-    double mx = 0, my = 0, sxx = 0, sxy = 0, rss = 0;
-    int i, k = 0;
-    for (i = 0; i < n; i++)
-        if (use[i]) {
-            k++;
-            mx += x[i];
-            my += y[i];
+    double mx = 0, my = 0, sxx = 0, sxy = 0, rss = 0, x, y, r;
+    int i, used = 0;
+    for (i = 0; i < nb; i++)
+        if (k->use[i]) {
+            used++;
+            mx += k->sx[i] / k->n[i];
+            my += k->sy[i] / k->n[i];
         }
-    if (k < 2)
-        return k;
-    mx /= k;
-    my /= k;
-    for (i = 0; i < n; i++)
-        if (use[i]) {
-            sxx += (x[i] - mx) * (x[i] - mx);
-            sxy += (x[i] - mx) * (y[i] - my);
+    if (used < 3)
+        return used;
+    mx /= used;
+    my /= used;
+    for (i = 0; i < nb; i++)
+        if (k->use[i]) {
+            x = k->sx[i] / k->n[i] - mx;
+            sxx += x * x;
+            sxy += x * (k->sy[i] / k->n[i] - my);
         }
     if (!(sxx > 0))
         return 0;
     *slope = sxy / sxx;
-    *intercept = my - *slope * mx;
-    for (i = 0; i < n; i++)
-        if (use[i]) {
-            double r = y[i] - (*intercept + *slope * x[i]);
+    *icpt = my - *slope * mx;
+    for (i = 0; i < nb; i++)
+        if (k->use[i]) {
+            x = k->sx[i] / k->n[i];
+            y = k->sy[i] / k->n[i];
+            r = y - (*icpt + *slope * x);
             rss += r * r;
         }
-    *se = k > 2 ? sqrt(rss / (k - 2) / sxx) : 0;
-    return k;
+    *se = tsc__sqrt(rss / (used - 2) / sxx);
+    return used;
 }
 
-static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *out,
-                                      uint32_t *src)
+/* The k-th smallest of v[0..n-1] (n > k), reordering v: quickselect. */
+TSC__FN float tsc__select(float *v, int n, int k)
 {
-    struct tsc__bin bins[TSC__BINS];
-    double x[TSC__BINS], y[TSC__BINS], res[TSC__BINS];
-    int use[TSC__BINS];
-    double ref_hz, hz, slope = 0, se = 0, icpt = 0, spread, unc;
-    uint64_t width, narrow = UINT64_MAX, limit, mid, ref, x0, y0, span, kept = 0;
-    uint64_t ref_start, ref_end;
-    int i, b, used, pass;
+    int lo = 0, hi = n - 1, i, j;
+    float p, t;
+    while (lo < hi) {
+        p = v[(lo + hi) / 2];
+        i = lo;
+        j = hi;
+        while (i <= j) {
+            while (v[i] < p) i++;
+            while (v[j] > p) j--;
+            if (i <= j) {
+                t = v[i]; v[i] = v[j]; v[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return v[k];
+}
 
-    if (!out || !(seconds > 0) || !(seconds <= 60))
+/* Phase 3: fit the first nb parts, drop parts whose residual is far beyond
+ * the typical one, refit. Fills *hz and *unc (ppm); 0 when too few parts
+ * remain for a line. */
+TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
+{
+    float res[TSC__BINS];
+    double slope = 0, se = 0, icpt = 0, r, med, span;
+    int i, m = 0, used;
+    for (i = 0; i < nb; i++)
+        k->use[i] = k->n[i] > 0;
+    used = tsc__fit(k, nb, &slope, &se, &icpt);
+    if (used < 3)
+        return 0;
+    for (i = 0; i < nb; i++)
+        if (k->use[i])
+            res[m++] = (float)tsc__fabs(k->sy[i] / k->n[i] - (icpt + slope * (k->sx[i] / k->n[i])));
+    med = (double)tsc__select(res, m, m / 2);
+    for (i = 0; i < nb; i++)
+        if (k->use[i]) {
+            r = tsc__fabs(k->sy[i] / k->n[i] - (icpt + slope * (k->sx[i] / k->n[i])));
+            if (r > 8 * med && r > 1.0)
+                k->use[i] = 0; /* 8 typical residuals and a clock unit */
+        }
+    used = tsc__fit(k, nb, &slope, &se, &icpt);
+    if (used < 3 || !(slope > 0))
+        return 0;
+    *hz = k->ref_hz / slope;
+    /* The bound: 5 standard errors, and never less than the clock's
+     * resolution spread over the window and the parts. */
+    span = (double)k->span * nb / k->bins;
+    *unc = (5.0 * se / slope + 1.0 / (span * tsc__sqrt((double)used))) * 1e6;
+    return used;
+}
+
+/* Phase 1: warm up (page in the clock, train branches), learn how narrow a
+ * bracket can be, accept up to twice that plus a little, and start on a
+ * narrow bracket. 0 when the budget or the clock ran out first. */
+TSC__FN int tsc__cal_start(struct tsc__cal *k)
+{
+    uint64_t w, mid, ref;
+    int i;
+    k->ref_start = tsc__ref_read();
+    k->narrow = UINT64_MAX;
+    for (i = 0; i < 64; i++) {
+        w = tsc__bracket(&mid, &ref);
+        if (w < k->narrow)
+            k->narrow = w;
+    }
+    k->limit = k->narrow * 2 + 32;
+    k->left -= 64;
+    do {
+        w = tsc__bracket(&k->x0, &k->y0);
+        if (--k->left < 0 || k->y0 - k->ref_start > k->span)
+            return 0;
+    } while (w > k->limit);
+    return 1;
+}
+
+/* Phase 2, with phase 3 run every 8 parts in the adaptive window. Returns
+ * the parts filled. */
+TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
+{
+    uint64_t w, mid, ref, dy, part = k->span / (uint64_t)k->bins;
+    int b, next_fit = 32;
+    for (;;) {
+        w = tsc__bracket(&mid, &ref);
+        dy = ref - k->y0;
+        if (dy >= k->span || --k->left < 0)
+            break;
+        if (w > k->limit)
+            continue;
+        b = (int)(dy / part);
+        if (b >= k->bins)
+            break;
+        if (k->adaptive && b >= next_fit) {
+            /* b parts are complete: stop if they already say enough. */
+            if (tsc__cal_fit(k, b, hz, unc) && *unc <= TSC__TARGET_PPM)
+                return b;
+            next_fit = b + 8;
+        }
+        k->n[b]++;
+        k->sx[b] += (double)(mid - k->x0);
+        k->sy[b] += (double)(ref - k->y0);
+        if (w < k->narrow)
+            k->narrow = w;
+    }
+    return k->bins;
+}
+
+/* Phase 4: the end points (the narrowest of 16 brackets now against the
+ * first), or, where the clock did not advance, a nominal frequency. */
+TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_calibration *out,
+                                uint32_t *src)
+{
+    uint64_t t_end, c_end, w_end = tsc__narrowest_bracket(&t_end, &c_end);
+    if (!started) {
+        k->x0 = t_end;
+        k->y0 = c_end;
+        k->limit = w_end;
+        tsc__narrowest_bracket(&t_end, &c_end);
+    }
+    if (c_end != k->y0 && t_end != k->x0 && (int64_t)(c_end - k->y0) > 0 &&
+        (int64_t)(t_end - k->x0) > 0) {
+        out->ticks_per_second = k->ref_hz * (double)(t_end - k->x0) / (double)(c_end - k->y0);
+        out->uncertainty_ppm = (double)(k->limit + w_end) / (double)(t_end - k->x0) * 1e6 + 1;
+        *src = TSC__SRC_ENDPOINTS;
+        return;
+    }
+    /* The clock stood still: nothing was measured. */
+    out->ticks_per_second = 1e9;
+    out->uncertainty_ppm = 1e6;
+    *src = TSC__SRC_UNMEASURED;
+#if defined(TSC__X86)
+    {
+        struct tsc_features f = tsc_get_features();
+        if (f.cpuid_15_hz > 0)
+            out->ticks_per_second = f.cpuid_15_hz;
+        else if (f.hypervisor_hz > 0)
+            out->ticks_per_second = f.hypervisor_hz;
+        else if (f.cpuid_16_hz > 0)
+            out->ticks_per_second = f.cpuid_16_hz;
+    }
+#endif
+}
+
+/* Measures the frequency over `seconds` (0: the adaptive window). 0, or
+ * -EINVAL for bad input (seconds tested on its bits: -ffast-math folds the
+ * usual NaN tests away). */
+TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uint32_t *src)
+{
+    struct tsc__cal k;
+    double hz = 0, unc = 0;
+    int nb, started;
+    if (!out || !tsc__finite(seconds) || seconds < 0 || seconds > 60)
         return -EINVAL;
-    hz = tsc__architectural_hz(src);
-    if (hz > 0) {
-        memset(out, 0, sizeof *out);
-        out->ticks_per_second = hz;
+    memset(out, 0, sizeof *out);
+    out->ticks_per_second = tsc__architectural_hz(src);
+    if (out->ticks_per_second > 0) {
         out->method = tsc__method_name(*src);
         return 0;
     }
@@ -1348,125 +2034,218 @@ static inline int tsc__calibrate_into(double seconds, struct tsc_calibration *ou
 #else
     *src = TSC__SRC_MEASURED_MONO;
 #endif
-    ref_hz = tsc__ref_hz();
-    span = (uint64_t)(seconds * ref_hz);
-    if (span < TSC__BINS)
-        span = TSC__BINS;
+    memset(k.n, 0, sizeof k.n);
+    memset(k.sx, 0, sizeof k.sx);
+    memset(k.sy, 0, sizeof k.sy);
+    k.ref_hz = tsc__ref_hz();
+    k.adaptive = !(seconds > 0);
+    k.bins = k.adaptive ? TSC__BINS : TSC__FIXED_BINS;
+    k.span = (uint64_t)((k.adaptive ? TSC__ADAPTIVE_CAP : seconds) * k.ref_hz);
+    if (k.span < (uint64_t)k.bins)
+        k.span = (uint64_t)k.bins;
+    k.left = TSC__MAX_BRACKETS;
 
-    /* Warm up (page in the clock, train branches) and learn how narrow a
-     * bracket can be; accept up to twice that plus a little. */
-    ref_start = tsc__ref_read();
-    for (i = 0; i < 64; i++) {
-        width = tsc__bracket(&mid, &ref);
-        if (width < narrow)
-            narrow = width;
+    started = tsc__cal_start(&k);
+    nb = started ? tsc__cal_sample(&k, &hz, &unc) : 0;
+    if (!(started && nb >= 3 && tsc__cal_fit(&k, nb, &hz, &unc))) {
+        tsc__cal_endpoints(&k, started, out, src);
+    } else {
+        uint32_t i;
+        out->ticks_per_second = hz;
+        out->uncertainty_ppm = unc;
+        for (i = 0; i < (uint32_t)nb; i++)
+            out->samples += k.n[i];
     }
-    limit = narrow * 2 + 32;
-
-    memset(bins, 0, sizeof bins);
-    do { /* start on a fresh clock tick edge: nothing is special about it */
-        width = tsc__bracket(&x0, &y0);
-    } while (width > limit);
-    for (;;) {
-        uint64_t dy;
-        width = tsc__bracket(&mid, &ref);
-        dy = ref - y0;
-        if (dy >= span)
-            break;
-        if (width <= limit) {
-            b = (int)(dy * TSC__BINS / span);
-            if (bins[b].n++ == 0) {
-                bins[b].x1 = mid;
-                bins[b].y1 = ref;
-            }
-            bins[b].sum_x += mid - bins[b].x1;
-            bins[b].sum_y += ref - bins[b].y1;
-            if (width < narrow)
-                narrow = width;
-        }
-    }
-
-    for (i = 0; i < TSC__BINS; i++) {
-        use[i] = bins[i].n > 0;
-        kept += bins[i].n;
-        x[i] = use[i] ? (double)(bins[i].x1 - x0) + (double)bins[i].sum_x / (double)bins[i].n : 0;
-        y[i] = use[i] ? (double)(bins[i].y1 - y0) + (double)bins[i].sum_y / (double)bins[i].n : 0;
-    }
-    /* Fit, drop parts whose residual is far beyond the typical one, refit. */
-    used = 0;
-    for (pass = 0; pass < 2; pass++) {
-        double med, tmp[TSC__BINS];
-        int k = 0, j;
-        used = tsc__fit(x, y, use, TSC__BINS, &slope, &se, &icpt);
-        if (used < 3)
-            break;
-        for (i = 0; i < TSC__BINS; i++) {
-            res[i] = fabs(y[i] - (icpt + slope * x[i]));
-            if (use[i]) { /* insertion sort for the median */
-                for (j = k; j > 0 && tmp[j - 1] > res[i]; j--)
-                    tmp[j] = tmp[j - 1];
-                tmp[j] = res[i];
-                k++;
-            }
-        }
-        med = tmp[k / 2];
-        if (pass == 0)
-            for (i = 0; i < TSC__BINS; i++)
-                if (use[i] && res[i] > 8 * med && res[i] > 1.0)
-                    use[i] = 0; /* 8 typical residuals and a clock unit */
-    }
-    ref_end = tsc__ref_read();
-
-    memset(out, 0, sizeof *out);
     out->method = tsc__method_name(*src);
-    out->samples = kept;
-    out->bracket_ticks = narrow;
-    out->seconds_spent = (double)(ref_end - ref_start) / ref_hz;
-    if (used < 3 || !(slope > 0)) {
-        /* Hardly any clean sample (a wildly loaded machine): the end points
-         * alone, the narrowest of 16 brackets at the end, with the bound
-         * their widths give. */
-        uint64_t t_end, c_end, w_end = tsc__narrowest_bracket(&t_end, &c_end);
-        slope = (double)(c_end - y0) / (double)(t_end - x0);
-        out->ticks_per_second = ref_hz / slope;
-        out->uncertainty_ppm = (double)(limit + w_end) / (double)(t_end - x0) * 1e6 + 1;
-        return 0;
-    }
-    hz = ref_hz / slope;
-    /* The bound: 5 standard errors, and never less than the clock's
-     * resolution spread over the window and the parts. */
-    spread = 1.0 / ((double)span * sqrt((double)used));
-    unc = (5.0 * se / slope + spread) * 1e6;
-    out->ticks_per_second = hz;
-    out->uncertainty_ppm = unc;
+    out->bracket_ticks = k.narrow;
+    out->seconds_spent = (double)(tsc__ref_read() - k.ref_start) / k.ref_hz;
     return 0;
 }
 
-static inline int tsc_calibrate(double seconds, struct tsc_calibration *out)
+/* For a caller inside the first calibration (a signal handler, a
+ * clock_gettime built on this header): two narrow brackets of the counter
+ * against the OS clock read by a route that cannot re-enter, ~1 ms apart.
+ * About 0.1 % on a VM; not published. */
+TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
 {
-    uint32_t src = 0;
     struct tsc_calibration c;
-    int rc;
-    if (!out || !(seconds > 0) || !(seconds <= 60))
+    uint64_t t0, c0, t1, c1, w0 = UINT64_MAX, w1 = UINT64_MAX, a, b, x, ns;
+    uint32_t src = 0;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.ticks_per_second = tsc__architectural_hz(&src);
+    if (!(c.ticks_per_second > 0)) {
+        t0 = c0 = 0;
+        for (i = 0; i < 8; i++) {
+            a = tsc_ticks_before(); x = tsc__os_ns_safe(0); b = tsc_ticks_after();
+            if (b - a < w0) { w0 = b - a; t0 = a + (b - a) / 2; c0 = x; }
+        }
+        do { /* ~1 ms, bounded by the clock and by a count */
+            ns = tsc__os_ns_safe(0);
+        } while (ns - c0 < 1000000u && ++i < 1000000);
+        t1 = c1 = 0;
+        for (i = 0; i < 8; i++) {
+            a = tsc_ticks_before(); x = tsc__os_ns_safe(0); b = tsc_ticks_after();
+            if (b - a < w1) { w1 = b - a; t1 = a + (b - a) / 2; c1 = x; }
+        }
+        c.ticks_per_second = c1 > c0 && t1 > t0 ? (double)(t1 - t0) * 1e9 / (double)(c1 - c0) : 1e9;
+        c.uncertainty_ppm = t1 > t0 ? (double)(w0 + w1) / (double)(t1 - t0) * 1e6 : 1e6;
+        c.bracket_ticks = w0 < w1 ? w0 : w1;
+        c.samples = 16;
+    }
+    tsc__freq_words(&c, TSC__SRC_LOCAL, v);
+}
+
+/* --- first use ---------------------------------------------------------- */
+
+#if defined(TSC_TIMER_CALIBRATION_SECONDS)
+#define TSC__DEFAULT_SECONDS ((double)(TSC_TIMER_CALIBRATION_SECONDS))
+#else
+#define TSC__DEFAULT_SECONDS 0.0 /* adaptive */
+#endif
+#define TSC__WAIT_NS UINT64_C(200000000) /* for another thread's calibration */
+
+/* Measures and publishes, as the holder of the `first` claim (or, after
+ * waiting in vain, without it: the first publication still wins). */
+TSC__FN void tsc__freq_measure(uint64_t v[TSC__F_WORDS])
+{
+    struct tsc_calibration c;
+    uint32_t src = 0;
+    tsc__calibrate_into(TSC__DEFAULT_SECONDS, &c, &src);
+    tsc__freq_words(&c, src, v);
+    tsc__freq_publish(v, 1);
+}
+
+/* Fills v with the published frequency, publishing one first if there is
+ * none: the first caller measures; a caller inside that measurement (same
+ * thread) gets a local answer at once; others wait for it, 200 ms at most,
+ * then measure themselves. Never waits on a thread that cannot go on. */
+TSC__SLOW void tsc__freq_first(uint64_t v[TSC__F_WORDS])
+{
+    uint64_t t0 = 0, now;
+    uint32_t mine;
+    int r, spins;
+    while (!tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, 0, v, TSC__F_WORDS)) {
+        r = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine);
+        if (r > 0) {
+            TSC_TIMER_TEST_CALIBRATING_HOOK();
+            tsc__freq_measure(v);
+            tsc__claim_release(&tsc__g.first, TSC__TLS_FIRST, mine);
+            if (TSC__LD32(&tsc__g.fseq) == 0)
+                return; /* not published (a publication was interrupted) */
+            continue;
+        }
+        if (r < 0 || (tsc__tls & (TSC__TLS_FW | TSC__TLS_CW))) {
+            tsc__freq_local(v); /* re-entered: answer without waiting */
+            return;
+        }
+        now = tsc__os_ns_safe(0);
+        if (t0 == 0) {
+            t0 = now;
+        } else if (now - t0 > TSC__WAIT_NS) {
+            tsc__tls |= TSC__TLS_FIRST; /* our own measurement: no re-entry wait */
+            tsc__freq_measure(v);
+            tsc__tls &= ~TSC__TLS_FIRST;
+            if (TSC__LD32(&tsc__g.fseq) == 0)
+                return;
+            continue;
+        }
+        for (spins = 0; spins < 1000; spins++)
+            tsc__pause();
+    }
+}
+
+/* Reads n words of the frequency from word `first`, publishing first if
+ * nothing is yet. */
+TSC__FN void tsc__freq_read(int first, uint64_t *out, int n)
+{
+    uint64_t v[TSC__F_WORDS];
+    int i;
+    if (TSC__LIKELY(tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, first, out, n)))
+        return;
+    tsc__freq_first(v);
+    for (i = 0; i < n; i++)
+        out[i] = v[first + i];
+}
+
+/* --- frequency and conversion: the public functions --------------------- */
+
+TSC__FN double tsc_ticks_per_second(void)
+{
+    uint64_t v;
+    tsc__freq_read(TSC__F_HZ, &v, 1);
+    return tsc__bitsd(v);
+}
+
+TSC__FN int tsc_current_calibration(struct tsc_calibration *out)
+{
+    uint64_t v[TSC__F_WORDS];
+    if (!out)
         return -EINVAL;
-    rc = tsc__calibrate_into(seconds, &c, &src);
-    if (rc != 0)
-        return rc;
-    tsc__publish(c.ticks_per_second, c.uncertainty_ppm, c.seconds_spent, c.samples,
-                 c.bracket_ticks, src, 0);
-    *out = c;
+    tsc__freq_read(0, v, TSC__F_WORDS);
+    out->ticks_per_second = tsc__bitsd(v[TSC__F_HZ]);
+    out->uncertainty_ppm = tsc__bitsd(v[TSC__F_UNC]);
+    out->seconds_spent = tsc__bitsd(v[TSC__F_SPENT]);
+    out->samples = v[TSC__F_SAMPLES];
+    out->bracket_ticks = v[TSC__F_BRACKET];
+    out->method = tsc__method_name(v[TSC__F_SRC]);
     return 0;
 }
 
-/* --- overhead ---------------------------------------------------------- */
-
-static TSC__NOINLINE uint64_t tsc__measure_overhead(void)
+TSC__FN int tsc_calibrate(double seconds, struct tsc_calibration *out)
 {
-    uint64_t best = UINT64_MAX;
+    uint64_t v[TSC__F_WORDS];
+    uint32_t src = 0, mine = 0;
+    struct tsc_calibration c;
+    int rc, claimed;
+    if (!out || !tsc__finite(seconds) || !(seconds > 0) || seconds > 60)
+        return -EINVAL;
+    claimed = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine);
+    if (claimed < 0 || (tsc__tls & TSC__TLS_FW))
+        return -EAGAIN; /* re-entered from inside a calibration */
+    if (claimed > 0)
+        TSC_TIMER_TEST_CALIBRATING_HOOK();
+    rc = tsc__calibrate_into(seconds, &c, &src);
+    if (rc == 0) {
+        tsc__freq_words(&c, src, v);
+        rc = tsc__freq_publish(v, 0) > 0 ? 0 : -EAGAIN;
+        *out = c;
+    }
+    if (claimed > 0)
+        tsc__claim_release(&tsc__g.first, TSC__TLS_FIRST, mine);
+    return rc;
+}
+
+TSC__FN uint64_t tsc_ticks_to_ns(uint64_t ticks)
+{
+    uint64_t f[2];
+    tsc__freq_read(TSC__F_NS, f, 2);
+    return tsc__mul_fixed(ticks, f[0], f[1]);
+}
+
+TSC__FN uint64_t tsc_ns_to_ticks(uint64_t ns)
+{
+    uint64_t f[2];
+    tsc__freq_read(TSC__F_TK, f, 2);
+    return tsc__mul_fixed(ns, f[0], f[1]);
+}
+
+TSC__FN double tsc_ticks_to_seconds(uint64_t ticks)
+{
+    uint64_t v;
+    tsc__freq_read(TSC__F_SEC, &v, 1);
+    return (double)ticks * tsc__bitsd(v);
+}
+
+/* --- overhead ----------------------------------------------------------- */
+
+TSC__SLOW uint64_t tsc__measure_overhead(void)
+{
+    uint64_t best = UINT64_MAX, t0, t1;
     int i;
     for (i = 0; i < 2048; i++) {
-        uint64_t t0 = tsc_ticks_before();
-        uint64_t t1 = tsc_ticks_after();
+        t0 = tsc_ticks_before();
+        t1 = tsc_ticks_after();
         if (t1 - t0 < best)
             best = t1 - t0;
     }
@@ -1476,52 +2255,55 @@ static TSC__NOINLINE uint64_t tsc__measure_overhead(void)
     return best;
 }
 
-static inline uint64_t tsc_overhead_ticks(void)
+TSC__FN uint64_t tsc_overhead_ticks(void)
 {
     uint32_t v = TSC__LD32(&tsc__g.overhead);
     return TSC__LIKELY(v != 0) ? v - 1u : tsc__measure_overhead();
 }
 
-static inline uint64_t tsc_sub_overhead(uint64_t ticks)
+TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
 {
     uint64_t o = tsc_overhead_ticks();
     return ticks > o ? ticks - o : 0;
 }
 
-/* --- a clock: the counter on a line locked to the system clocks -------- */
+/* --- the clock: the counter on a line locked to the system clocks ------- */
 
-/* The clock maps a counter value t to nanoseconds on a line of two
- * segments: a slew, then the clock's own rate,
+/* A line maps a counter value t to nanoseconds in two segments, a slew,
+ * then the clock's own rate:
  *     t <  end_ticks: ns(t) = base_ns + (t - base_ticks) * mul, >= base_ns
  *     t >= end_ticks: ns(t) = end_ns + (t - end_ticks) * rate
  * set up from a bracketed reading of CLOCK_MONOTONIC at first use (no
- * slew) and steered by tsc_clock_resync(). A resync never steps the line
- * back: the new line starts where the old one is at the switch point (the
- * counter read just after the sequence lock turns odd) and slews onto the
- * clock within the next interval (the last one's length, 10 ms to 1 s), at
- * most 500 ppm off the clock's rate as NTP bounds its slew, longer where
- * the error needs it; then it runs at the clock's measured rate, so a slew
- * never outlives its error. A line behind by more than the interval's slew
- * can make up is stepped forward (which keeps it monotonic); one ahead is
- * slewed at the bound. A read whose counter was taken before the switch
- * point but which sees the new line gets base_ns: the floor keeps it from
- * going below any read of the old line.
+ * slew) and steered by tsc_clock_resync(). A published copy holds a switch
+ * point and two lines: the one before it (the line in force when the copy
+ * was made) and the new one from it. The switch point lies 50 us ahead of
+ * the publication, and the new line starts exactly where the old one is
+ * there, so a reader that still holds the previous copy and a reader that
+ * holds the new one agree on every counter value up to the switch point:
+ * readers never wait, and readings never go back.
  *
- * Its state is tsc__g.clk (struct tsc__clock, beside tsc__state), with its
- * own sequence counter, so a resync never makes a conversion retry. */
+ * Steering: the new line slews onto the clock within the next interval
+ * (the last one's length, 10 ms to 1 s), at most 500 ppm off the clock's
+ * rate as NTP bounds its slew, longer where the error needs it; then it
+ * runs at the clock's measured rate, so a slew never outlives its error. A
+ * line behind by more than the interval's slew can make up is stepped
+ * forward (which keeps it monotonic); one ahead is slewed at the bound.
+ * Ahead by more than a second, which no NTP slew makes, the counter ran on
+ * while CLOCK_MONOTONIC stood still (a suspend, a VM restored): the line is
+ * re-set onto the clock, the one case in which readings go back. */
 
 #define TSC__SLEW 500e-6       /* steering bound: 500 ppm                  */
 #define TSC__RATE_SPAN 1e9     /* rate re-measured over at least 1 s (ns)  */
 #define TSC__RESET_NS 1e9      /* ahead by more: a discontinuity, re-set   */
+#define TSC__SWITCH_NS 50000.0 /* a new line takes over 50 us after it is made */
 
 /* The clock's counter read. On x86 a plain RDTSC: a timestamp needs no
  * fence after it (later work starting early does not move the stamp), and
  * an LFENCE or RDTSCP before it doubles its cost (22 ns against 11 ns on
  * the development machine, where clock_gettime takes 28 ns); unfenced, the
  * read may happen a few dozen instructions early or late, nanoseconds, far
- * inside the clock's agreement. Successive reads in one thread were never
- * seen out of order (tests/test_clock.c). Elsewhere the ordered read. */
-static inline uint64_t tsc__clock_ticks(void)
+ * inside the clock's agreement. Elsewhere the ordered read. */
+TSC__FN uint64_t tsc__clock_ticks(void)
 {
 #if defined(TSC__X86_GNU)
     uint32_t lo, hi;
@@ -1536,26 +2318,33 @@ static inline uint64_t tsc__clock_ticks(void)
 
 /* The line v = {base_ticks, base_ns, mul_hi, mul_lo, end_ticks, end_ns,
  * rate_hi, rate_lo} at counter value t. */
-static inline uint64_t tsc__clock_line(const uint64_t *v, uint64_t t)
+TSC__FN uint64_t tsc__clock_line(const uint64_t *v, uint64_t t)
 {
     if (t >= v[4])
         return v[5] + tsc__mul_fixed(t - v[4], v[6], v[7]);
     return v[1] + tsc__mul_fixed(t > v[0] ? t - v[0] : 0, v[2], v[3]);
 }
 
-/* x >= 0 as 64.64 fixed point. */
-static inline void tsc__fixed_from_double(double x, uint64_t *hi, uint64_t *lo)
+/* Writes a line: slope `mul` ns per tick for `slew` ticks from
+ * (base_ticks, base_ns), then `rate`. */
+TSC__FN void tsc__clock_make(uint64_t *v, uint64_t base_ticks, uint64_t base_ns, double mul,
+                             uint64_t slew, double rate)
 {
-    double h = floor(x), l = ldexp(x - h, 64);
-    *hi = (uint64_t)h;
-    *lo = l < 18446744073709551616.0 ? (uint64_t)l : UINT64_MAX;
+    if (slew > UINT64_MAX - base_ticks)
+        slew = UINT64_MAX - base_ticks;
+    v[0] = base_ticks;
+    v[1] = base_ns;
+    tsc__fixed_from_double(mul, &v[2], &v[3]);
+    v[4] = base_ticks + slew;
+    v[5] = base_ns + tsc__mul_fixed(slew, v[2], v[3]);
+    tsc__fixed_from_double(rate, &v[6], &v[7]);
 }
 
 /* Where the line should be: the narrowest of 16 counter|clock|counter
  * brackets gives *mid (the counter at its middle) and *mono (the
  * monotonic clock there, ns); the narrowest of 16 mono|real|mono reads
  * gives *real_off. Returns the bracket's width in ticks. */
-static inline uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off)
+TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off)
 {
     uint64_t best = tsc__narrowest_bracket(mid, mono), narrow = UINT64_MAX, m0, r, m1;
     int i;
@@ -1574,304 +2363,229 @@ static inline uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t
     return best;
 }
 
-static inline void tsc__clock_lock(void)
+/* Sets the line up, as the holder of the `cw` claim: a fresh reading, the
+ * calibrated frequency, no slew. */
+TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2])
 {
-    while (!tsc__cas32(&tsc__g.clk.busy, 0, 1))
-        tsc__pause();
+    uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
+    double mul = (double)ns_per_tick[0] + (double)ns_per_tick[1] / TSC__2P64;
+    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off);
+    tsc__g.ref_mid = mid;
+    tsc__g.ref_ns = tsc__g.last_ns = mono;
+    tsc__g.rate = tsc__dbits(mul);
+    tsc__g.cand = 0;
+    v[TSC__L_SWITCH] = 0;
+    tsc__clock_make(v + TSC__L_CUR, mid, mono, mul, 0, mul);
+    memcpy(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
+    v[TSC__L_REAL] = off;
+    tsc__latch_put(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, v, 1);
 }
 
-/* Publishes a line: slope `mul` ns per tick for `slew` ticks from
- * (base_ticks, base_ns), then `rate` (the writer holds `busy`; the
- * sequence counter is odd). */
-static inline void tsc__clock_store(uint32_t s, uint64_t base_ticks, uint64_t base_ns,
-                                    double mul, uint64_t slew, double rate, uint64_t real_off)
+/* First use of the clock, or the counter is the OS clock (the clock is
+ * then never set up, and every call comes here). A caller inside one-time
+ * work (a signal handler, a clock_gettime built on this header) gets the
+ * OS clock at once; so does one that waited 200 ms for another thread. */
+TSC__SLOW uint64_t tsc__clock_first(int realtime)
 {
-    uint64_t hi, lo, rhi, rlo;
-    tsc__fixed_from_double(mul, &hi, &lo);
-    tsc__fixed_from_double(rate, &rhi, &rlo);
-    if (slew > UINT64_MAX - base_ticks)
-        slew = UINT64_MAX - base_ticks;
-    TSC__ST64(&tsc__g.clk.base_ticks, base_ticks);
-    TSC__ST64(&tsc__g.clk.base_ns, base_ns);
-    TSC__ST64(&tsc__g.clk.mul_hi, hi);
-    TSC__ST64(&tsc__g.clk.mul_lo, lo);
-    TSC__ST64(&tsc__g.clk.end_ticks, base_ticks + slew);
-    TSC__ST64(&tsc__g.clk.end_ns, base_ns + tsc__mul_fixed(slew, hi, lo));
-    TSC__ST64(&tsc__g.clk.rate_hi, rhi);
-    TSC__ST64(&tsc__g.clk.rate_lo, rlo);
-    TSC__ST64(&tsc__g.clk.real_off, real_off);
-    TSC__ST32(&tsc__g.clk.seq, s + 2);
-}
-
-/* Sets the clock up once: the line through a fresh reading, at the
- * calibrated frequency. Concurrent first callers wait for the one setup. */
-static TSC__NOINLINE void tsc__clock_setup(void)
-{
-    uint64_t f[2], mid = 0, mono = 0, off = 0;
-    double mul;
-    tsc__read_state(&tsc__g.ns_hi, f, 2);
-    tsc__clock_lock();
-    if (TSC__LD32(&tsc__g.clk.seq) == 0) {
-        tsc__g.clk.narrow = tsc__clock_sample(&mid, &mono, &off);
-        tsc__g.clk.ref_mid = mid;
-        tsc__g.clk.ref_ns = tsc__g.clk.last_ns = mono;
-        mul = (double)f[0] + ldexp((double)f[1], -64);
-        tsc__g.clk.rate = tsc__dbits(mul);
-        TSC__ST32(&tsc__g.clk.seq, 1u);
-        tsc__clock_store(0, mid, mono, mul, 0, mul, off);
-    }
-    TSC__ST32(&tsc__g.clk.busy, 0);
-}
-
-/* First use, or the counter is the OS clock (the clock is then never set
- * up, and every call comes here). */
-static TSC__NOINLINE uint64_t tsc__clock_slow(int realtime)
-{
+    uint64_t f[2], t0 = 0, now;
+    uint32_t mine;
+    int r, spins;
     if (tsc__mode() == TSC__MODE_OS)
         return tsc__os_ns(realtime);
-    tsc__clock_setup();
+    if (tsc__tls & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
+        return tsc__os_ns_safe(realtime);
+    tsc__freq_read(TSC__F_NS, f, 2);
+    while (TSC__LD32(&tsc__g.cseq) == 0) {
+        r = tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine);
+        if (r > 0) {
+            if (TSC__LD32(&tsc__g.cseq) == 0)
+                tsc__clock_setup(f);
+            tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
+            break;
+        }
+        now = tsc__os_ns_safe(0);
+        if (r < 0 || (t0 && now - t0 > TSC__WAIT_NS))
+            return tsc__os_ns_safe(realtime);
+        if (!t0)
+            t0 = now;
+        for (spins = 0; spins < 1000; spins++)
+            tsc__pause();
+    }
     return realtime ? tsc_now_realtime_ns() : tsc_now_ns();
 }
 
-/* The counter is read before the sequence lock: a read that sees the old
- * line then took its counter before the switch point. */
-static inline uint64_t tsc__clock_now(int realtime)
+/* The counter is read before the latch: a reader holding the previous copy
+ * took its counter before that copy's successor was published. */
+TSC__FN uint64_t tsc__clock_now(int realtime)
 {
 #if defined(TSC__OSCLOCK)
     return tsc__os_ns(realtime);
 #else
-    uint64_t v[9], t;
-    if (TSC__UNLIKELY(TSC__RLX32(&tsc__g.clk.seq) == 0))
-        return tsc__clock_slow(realtime);
+    uint64_t v[8], t, real = 0;
+    const uint64_t *p, *q;
+    uint32_t s;
+    int i;
+    if (TSC__UNLIKELY(TSC__RLX32(&tsc__g.cseq) == 0))
+        return tsc__clock_first(realtime);
     t = tsc__clock_ticks();
-    tsc__seq_read(&tsc__g.clk.seq, &tsc__g.clk.base_ticks, v, 9);
-    return tsc__clock_line(v, t) + (realtime ? v[8] : 0);
+    for (;;) {
+        s = TSC__LD32(&tsc__g.cseq);
+        p = tsc__g.l[s & 1u];
+        q = p + (t < TSC__LD64(p + TSC__L_SWITCH) ? TSC__L_PREV : TSC__L_CUR);
+        for (i = 0; i < 8; i++)
+            v[i] = TSC__LD64(q + i);
+        if (realtime)
+            real = TSC__LD64(p + TSC__L_REAL);
+        TSC__READ_FENCE();
+        if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) == s))
+            break;
+    }
+    return tsc__clock_line(v, t) + real;
 #endif
 }
 
-static inline uint64_t tsc_now_ns(void) { return tsc__clock_now(0); }
-static inline uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1); }
+TSC__FN uint64_t tsc_now_ns(void) { return tsc__clock_now(0); }
+TSC__FN uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1); }
 
-static inline int tsc_clock_resync(void)
+/* Resync phase 2: the clock's own rate (NTP slews CLOCK_MONOTONIC), over
+ * >= 1 s so the brackets' few ns weigh < 0.05 ppm. A span beyond 0.1 % of
+ * the rate in use (a suspend, a migration inside it) is taken only once the
+ * next span confirms it: then the rate itself changed (a VM moved to a host
+ * with another TSC rate, a first calibration far off). A counter that went
+ * back (reset on resume) just starts a new span. Returns the rate. */
+TSC__FN double tsc__clock_rate(uint64_t mid, uint64_t mono)
 {
-    uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[8], ts, old, base, dt;
-    double rate, h, err, c, ticks, slew;
-    uint32_t s;
-    int i;
-    if (tsc__mode() == TSC__MODE_OS)
-        return 0;
-    if (TSC__LD32(&tsc__g.clk.seq) == 0) {
-        tsc__clock_setup(); /* a fresh line: nothing to steer yet */
-        return 0;
-    }
-    tsc__clock_lock();
-    /* Measured with readers running: only a clean, narrow bracket counts. */
-    for (i = 0; i < 4 && w > 2 * tsc__g.clk.narrow + 64; i++)
-        w = tsc__clock_sample(&mid, &mono, &off);
-    if (w > 2 * tsc__g.clk.narrow + 64) {
-        /* Widen the bar a little, so a machine that stays slower (a VM
-         * moved to another host) is accepted again after a few tries. */
-        tsc__g.clk.narrow += tsc__g.clk.narrow / 8 + 1;
-        TSC__ST32(&tsc__g.clk.busy, 0);
-        return -EAGAIN;
-    }
-    if (w < tsc__g.clk.narrow)
-        tsc__g.clk.narrow = w;
-    /* The clock's own rate (NTP slews CLOCK_MONOTONIC), over >= 1 s so the
-     * brackets' few ns weigh < 0.05 ppm. A span beyond 0.1 % of the rate in
-     * use (a suspend, a migration inside it) is taken only once the next
-     * span confirms it: then the rate itself changed (a VM moved to a host
-     * with another TSC rate, a first calibration far off). A counter that
-     * went back (reset on resume) just starts a new span. */
-    rate = tsc__bitsd(tsc__g.clk.rate);
-    if ((double)(mono - tsc__g.clk.ref_ns) >= TSC__RATE_SPAN) {
-        if ((int64_t)(mid - tsc__g.clk.ref_mid) > 0) { /* wrap-safe: moved on */
-            double r = (double)(mono - tsc__g.clk.ref_ns) / (double)(mid - tsc__g.clk.ref_mid);
-            double cand = tsc__bitsd(tsc__g.clk.cand);
-            if (fabs(r / rate - 1.0) <= 1e-3 || (cand > 0 && fabs(r / cand - 1.0) <= 1e-3))
+    double rate = tsc__bitsd(tsc__g.rate), r, cand;
+    if ((double)(mono - tsc__g.ref_ns) >= TSC__RATE_SPAN) {
+        if ((int64_t)(mid - tsc__g.ref_mid) > 0) { /* wrap-safe: moved on */
+            r = (double)(mono - tsc__g.ref_ns) / (double)(mid - tsc__g.ref_mid);
+            cand = tsc__bitsd(tsc__g.cand);
+            if (tsc__fabs(r / rate - 1.0) <= 1e-3 || (cand > 0 && tsc__fabs(r / cand - 1.0) <= 1e-3))
                 rate = r;
-            tsc__g.clk.cand = tsc__dbits(r);
-            tsc__g.clk.rate = tsc__dbits(rate);
+            tsc__g.cand = tsc__dbits(r);
+            tsc__g.rate = tsc__dbits(rate);
         }
-        tsc__g.clk.ref_mid = mid;
-        tsc__g.clk.ref_ns = mono;
+        tsc__g.ref_mid = mid;
+        tsc__g.ref_ns = mono;
     }
-    h = (double)(mono - tsc__g.clk.last_ns);
-    h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
-    tsc__g.clk.last_ns = mono;
+    return rate;
+}
 
-    tsc__seq_read(&tsc__g.clk.seq, &tsc__g.clk.base_ticks, v, 8); /* ours: stable */
-    s = TSC__RLX32(&tsc__g.clk.seq);
-    tsc__cas32(&tsc__g.clk.seq, s, s + 1); /* only holder of busy writes it */
-    ts = tsc_ticks_before();             /* after the lock turned odd      */
-    old = tsc__clock_line(v, ts);
-    /* old - where the clock is at ts, in ns (small: signed arithmetic). */
-    dt = ts - mid;
-    ticks = dt >> 63 ? -(double)(mid - ts) : (double)dt;
-    err = (double)(int64_t)(old - mono) - ticks * rate;
-    /* Slew the error away over h at c = -err / h; an error beyond the
-     * bound takes longer at the bound, or, behind, a step forward. Ahead
-     * by more than 1 s, which no NTP slew makes (it would take 33 minutes
-     * at 500 ppm to close), the counter ran on while CLOCK_MONOTONIC stood
-     * still (a suspend, a VM restored): the line is re-set onto the clock,
-     * the one case in which readings go back. */
-    base = old;
-    c = -err / h;
-    slew = h;
-    if (err > TSC__RESET_NS) {
+/* Resync phase 3: the new line from switch point ts on, which starts where
+ * the line in force (cur) is at ts and slews the error (against the clock
+ * reading mono at counter mid, running at rate) away over h ns. */
+TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, uint64_t mono,
+                              double rate, double h, uint64_t *line)
+{
+    uint64_t old = tsc__clock_line(cur, ts), base = old, dt = ts - mid;
+    double ticks = dt >> 63 ? -(double)(mid - ts) : (double)dt;
+    /* old - where the clock is at ts, in ns (small: signed arithmetic) */
+    double err = (double)(int64_t)(old - mono) - ticks * rate;
+    double c = -err / h, slew = h;
+    if (err > TSC__RESET_NS) { /* a discontinuity: back onto the clock */
         base = old - (uint64_t)err;
         c = 0;
         slew = 0;
-    } else if (c < -TSC__SLEW) {
+    } else if (c < -TSC__SLEW) { /* ahead: at the bound, for longer */
         c = -TSC__SLEW;
         slew = err / TSC__SLEW;
-    } else if (c > TSC__SLEW) {
+    } else if (c > TSC__SLEW) { /* behind beyond the bound: step forward */
         base = old + (uint64_t)(-err);
         c = 0;
         slew = 0;
     }
     slew = slew / rate < 4e18 ? slew / rate : 4e18; /* ns to ticks */
-    tsc__clock_store(s, ts, base, rate * (1.0 + c), (uint64_t)slew, rate, off);
-    TSC__ST32(&tsc__g.clk.busy, 0);
-    return 0;
+    tsc__clock_make(line, ts, base, rate * (1.0 + c), (uint64_t)slew, rate);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Measurement helpers: statistics, macros, regions. None allocates.        */
-/* ------------------------------------------------------------------------ */
+TSC__FN int tsc_clock_resync(void)
+{
+    uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m;
+    double rate, h;
+    uint32_t mine;
+    int i, rc = -EAGAIN;
+    if (tsc__mode() == TSC__MODE_OS)
+        return 0;
+    if (TSC__LD32(&tsc__g.cseq) == 0) { /* a fresh line: nothing to steer yet */
+        (void)tsc__clock_first(0);
+        return TSC__LD32(&tsc__g.cseq) ? 0 : -EAGAIN;
+    }
+    if (tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine) <= 0)
+        return -EAGAIN; /* another resync runs, or this one re-entered */
+    /* 1. Measured with readers running: only a clean, narrow bracket counts. */
+    for (i = 0; i < 4 && w > 2 * tsc__g.narrow + 64; i++)
+        w = tsc__clock_sample(&mid, &mono, &off);
+    if (w > 2 * tsc__g.narrow + 64) {
+        /* Widen the bar a little, so a machine that stays slower (a VM
+         * moved to another host) is accepted again after a few tries. */
+        tsc__g.narrow += tsc__g.narrow / 8 + 1;
+    } else {
+        if (w < tsc__g.narrow)
+            tsc__g.narrow = w;
+        /* 2. The rate; the interval since the last measurement. */
+        rate = tsc__clock_rate(mid, mono);
+        h = (double)(mono - tsc__g.last_ns);
+        h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
+        tsc__g.last_ns = mono;
+        /* 3. The line in force, once its own switch point has passed. */
+        tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS);
+        m = (uint64_t)(TSC__SWITCH_NS / rate) + 1;
+        for (i = 0; i < 100000000 && tsc__clock_ticks() < v[TSC__L_SWITCH]; i++)
+            tsc__pause();
+        /* 4. The new line from 50 us ahead, published while that point
+         * is still half the margin away (else measured again next time). */
+        now = tsc__clock_ticks();
+        ts = now + m;
+        memmove(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
+        tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR);
+        v[TSC__L_SWITCH] = ts;
+        v[TSC__L_REAL] = off;
+        if (tsc__clock_ticks() < ts - m / 2) {
+            tsc__latch_put(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, v, 1);
+            rc = 0;
+        }
+    }
+    tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
+    return rc;
+}
 
-/* Samples are kept in a log-linear histogram: values below 128 exactly,
- * above that 64 equal buckets per power of two. A bucket [lo, lo + w) has
- * w <= lo / 64, so its midpoint is within 1/128 (0.78%) of every value in
- * it. 128 + 57 * 64 = 3776 counters, 30 KiB. */
-#define TSC_STATS_BUCKETS 3776
+/* --- one-time work, all at once ---------------------------------------- */
 
-/* Samples in ticks: count, exact min and max, exact integer sums for the
- * mean and standard deviation, and the histogram for percentiles. Adding is
- * O(1) and merging is exact: merging A into B gives, bit for bit, the object
- * that adding A's samples to B would. Read it through the functions below
- * (min and max of an empty object read 0 there). */
-struct tsc_stats {
-    uint64_t count;     /* samples recorded                                 */
-    uint64_t min, max;  /* UINT64_MAX and 0 while empty                     */
-    uint64_t sum[2];    /* sum of samples, 128 bits, low word first         */
-    uint64_t sumsq[3];  /* sum of squares, 192 bits, low word first         */
-    uint64_t migrated;  /* samples that changed CPU (tsc_stats_add_cpu)     */
-    uint64_t bucket[TSC_STATS_BUCKETS];
-};
-
-/* Empties s. Costs a 30 KiB memset. */
-static inline void tsc_stats_init(struct tsc_stats *s);
-/* Records one sample. O(1): a handful of adds, one multiply, one counter
- * increment (bench/bench_stats.c measures it). s must not be NULL (a NULL
- * s records nothing). */
-static inline void tsc_stats_add(struct tsc_stats *s, uint64_t ticks);
-/* Records a sample timed from a start on CPU cpu0 to an end on CPU cpu1
- * (UINT32_MAX: unknown). Where both are known and differ, the sample is
- * counted in s->migrated and, if drop is nonzero, not recorded. Returns 1 if
- * recorded, 0 if dropped. */
-static inline int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0,
-                                    uint32_t cpu1, int drop);
-/* The nearest-rank p-th percentile, p in [0, 100] (taken to 7 decimals):
- * the smallest sample with at least p% of the samples at or below it;
- * p = 0 gives the min, p = 100 the max, both exact. Other values are within
- * 1/128 of the exact one (the bucket's midpoint, clamped to [min, max]).
- * 0 for an empty object, p outside [0, 100], NaN or a NULL s. Walks the
- * histogram: microseconds, not for the hot path. */
-static inline uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p);
-/* Adds every sample of `from` to `into` (exact; into == from doubles it). */
-static inline void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from);
-/* Count, min, max (0 when empty), mean and population standard deviation
- * (0 when empty), in ticks. The deviation comes from the exact integer sums,
- * so samples far from zero with a tiny spread lose nothing. */
-static inline uint64_t tsc_stats_count(const struct tsc_stats *s);
-static inline uint64_t tsc_stats_min(const struct tsc_stats *s);
-static inline uint64_t tsc_stats_max(const struct tsc_stats *s);
-static inline double tsc_stats_mean(const struct tsc_stats *s);
-static inline double tsc_stats_stddev(const struct tsc_stats *s);
-/* Prints a table in ticks and ns (min, p50, p90, p99, p99.9, max, mean +- sd,
- * count) and a histogram of up to 16 log-spaced rows to out. */
-static inline void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out);
-/* Flags of tsc_stats_print_flags. */
-/* Subtract tsc_overhead_ticks() from every value shown, floored at 0 (the
- * mean is that of the floored samples; the deviation, the raw samples'). */
-#define TSC_PRINT_SUB_OVERHEAD 1u
-#define TSC_PRINT_NO_HISTOGRAM 2u /* the table only */
-/* As tsc_stats_print, with flags. 0, or -EINVAL for a NULL s or out. */
-static inline int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
-                                        unsigned flags);
-
-/* TSC_START(t) declares `const uint64_t t` = tsc_ticks_before().
- * TSC_END(t, stats) records tsc_ticks_after() - t into a struct tsc_stats *.
- * TSC_END_LOG(t, stream) writes "t: <ticks> ticks, <ns> ns" to a FILE *.
- * TSC_START_CPU(t) also declares `uint32_t t_cpu`, the CPU of the start;
- * TSC_END_CPU(t, stats, drop) records with tsc_stats_add_cpu().
- * TSC_TIMESTAMP(tag, stream) writes "tag: <ns> ns" with tsc_now_realtime_ns()
- * (nanoseconds since 1970, CLOCK_REALTIME-compatible, a counter read and a
- * multiply), so lines of several processes line up. */
-#define TSC_START(tag) const uint64_t tag = tsc_ticks_before()
-#define TSC_END(tag, stats) tsc_stats_add((stats), tsc_ticks_after() - (tag))
-#define TSC_END_LOG(tag, stream) tsc__log_ticks((stream), #tag, tsc_ticks_after() - (tag))
-#define TSC_START_CPU(tag)                                                    \
-    uint32_t tag##_cpu = UINT32_MAX;                                          \
-    const uint64_t tag = tsc_ticks_before_cpu(&tag##_cpu)
-#define TSC_END_CPU(tag, stats, drop) tsc__end_cpu((stats), (tag), tag##_cpu, (drop))
-#define TSC_TIMESTAMP(tag, stream) tsc__log_timestamp((stream), #tag, tsc_now_realtime_ns())
-
-/* TSC_MEASURE(stats) { ... } records the time the block takes into stats.
- * It is two nested one-pass for loops, so:
- *   - `break` or `continue` in the block leave the block, and the time up to
- *     there is recorded; neither reaches a loop around TSC_MEASURE, which
- *     goes on with its next statement. To leave that loop, set a flag in the
- *     block and test it after.
- *   - `return`, `goto` or longjmp out of the block record nothing. */
-#define TSC__CAT2(a, b) a##b
-#define TSC__CAT(a, b) TSC__CAT2(a, b)
-#define TSC__MV(name) TSC__CAT(name, __LINE__)
-#define TSC_MEASURE(stats)                                                    \
-    for (uint64_t TSC__MV(tsc__t0_) = tsc_ticks_before(), TSC__MV(tsc__once_) = 1; \
-         TSC__MV(tsc__once_);                                                  \
-         TSC__MV(tsc__once_) = 0,                                              \
-         tsc_stats_add((stats), tsc_ticks_after() - TSC__MV(tsc__t0_)))        \
-        for (; TSC__MV(tsc__once_); TSC__MV(tsc__once_) = 0)
-
-/* Named regions that accumulate time, for the phases of a loop. One region
- * is open at a time; tsc_region_switch() closes it and opens the next with a
- * single counter read, so back-to-back phases cost one read per boundary and
- * their totals add up to the time from the first start to the last stop. */
-#define TSC_REGIONS_MAX 16
-struct tsc_regions {
-    const char *name[TSC_REGIONS_MAX]; /* NULL prints as "region <id>"      */
-    uint64_t ticks[TSC_REGIONS_MAX];   /* accumulated ticks                 */
-    uint64_t entries[TSC_REGIONS_MAX]; /* times opened                      */
-    uint64_t since;                    /* counter when the open one opened  */
-    int open;                          /* open region, or -1                */
-    int n;                             /* regions 0 .. n-1 in use           */
-};
-
-/* Empties r and names regions 0 .. n-1 after names[] (may be NULL; the
- * strings must outlive r). 0, or -EINVAL for a NULL r or n outside
- * [1, TSC_REGIONS_MAX], changing nothing. */
-static inline int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names);
-/* Opens region id (one counter read). -EINVAL, changing nothing, for a bad
- * id or when a region is already open. */
-static inline int tsc_region_start(struct tsc_regions *r, int id);
-/* Closes the open region (one counter read). -EINVAL if none is open. */
-static inline int tsc_region_stop(struct tsc_regions *r);
-/* Closes the open region, if any, and opens id, with one counter read.
- * -EINVAL, changing nothing, for a bad id. */
-static inline int tsc_region_switch(struct tsc_regions *r, int id);
-/* Sum of the regions' ticks (an open region's running time not included). */
-static inline uint64_t tsc_regions_total(const struct tsc_regions *r);
-/* Prints each region's entries, ticks, seconds and share of the total. */
-static inline void tsc_regions_print(const struct tsc_regions *r, FILE *out);
+TSC__FN int tsc_init(void)
+{
+    uint32_t m, why;
+    uint64_t t;
+    if (tsc__tls & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
+        return -EAGAIN; /* called from inside the library's own one-time work */
+    m = tsc__mode();
+    (void)tsc_ticks_per_second();
+    if (TSC__LD32(&tsc__g.fseq) == 0)
+        return -EAGAIN;
+    (void)tsc_overhead_ticks();
+    (void)tsc_now_ns();
+    /* Every read path once, so none is first inside a timed region. */
+    t = tsc_ticks_before();
+    t = tsc_ticks_after() - t;
+    (void)tsc_ticks_to_ns(t);
+    (void)tsc_ns_to_ticks(t);
+    (void)tsc_ticks_to_seconds(t);
+    (void)tsc_now_realtime_ns();
+    why = TSC__LD32(&tsc__g.why);
+#if !defined(TSC_TIMER_FORCE_FALLBACK)
+    if (m == TSC__MODE_OS)
+        return (why & TSC__WHY_FORBIDDEN) ? -EPERM : -ENODEV;
+#endif
+    (void)m;
+    (void)why;
+    return 0;
+}
 
 /* --- statistics: implementation ---------------------------------------- */
 
 /* Index of the highest set bit of v, v != 0. */
-static inline int tsc__top_bit(uint64_t v)
+TSC__FN int tsc__top_bit(uint64_t v)
 {
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(TSC__GNU)
     return 63 ^ __builtin_clzll(v); /* one BSR on x86 */
 #elif defined(_MSC_VER) && defined(_M_X64)
     unsigned long i;
@@ -1891,7 +2605,7 @@ static inline int tsc__top_bit(uint64_t v)
 /* Bucket of v. With s = top bit - 6 (0 below 128, by or-ing in bit 6),
  * v >> s keeps the top 7 bits, 64..127; s * 64 + that is continuous with
  * the exact buckets 0..127 and ends at 57 * 64 + 127 = 3775. */
-static inline uint32_t tsc__bucket(uint64_t v)
+TSC__FN uint32_t tsc__bucket(uint64_t v)
 {
     int s = tsc__top_bit(v | 64u) - 6;
     return ((uint32_t)s << 6) + (uint32_t)(v >> s);
@@ -1899,7 +2613,7 @@ static inline uint32_t tsc__bucket(uint64_t v)
 
 /* The middle of bucket i (its lowest value plus half its width, rounded
  * down), within 1/128 of every value in it. */
-static inline uint64_t tsc__bucket_mid(uint32_t i)
+TSC__FN uint64_t tsc__bucket_mid(uint32_t i)
 {
     int s;
     if (i < 128)
@@ -1908,7 +2622,7 @@ static inline uint64_t tsc__bucket_mid(uint32_t i)
     return ((uint64_t)((i & 63u) | 64u) << s) + ((UINT64_C(1) << s) - 1) / 2;
 }
 
-static inline void tsc_stats_init(struct tsc_stats *s)
+TSC__FN void tsc_stats_init(struct tsc_stats *s)
 {
     if (!s)
         return;
@@ -1916,7 +2630,7 @@ static inline void tsc_stats_init(struct tsc_stats *s)
     s->min = UINT64_MAX;
 }
 
-static inline void tsc_stats_add(struct tsc_stats *s, uint64_t v)
+TSC__FN void tsc_stats_add(struct tsc_stats *s, uint64_t v)
 {
     uint64_t hi, lo;
     if (TSC__UNLIKELY(!s))
@@ -1934,8 +2648,8 @@ static inline void tsc_stats_add(struct tsc_stats *s, uint64_t v)
     s->bucket[tsc__bucket(v)]++;
 }
 
-static inline int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0,
-                                    uint32_t cpu1, int drop)
+TSC__FN int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0, uint32_t cpu1,
+                              int drop)
 {
     if (!s)
         return 0;
@@ -1950,18 +2664,18 @@ static inline int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_
 
 /* ceil(p / 100 * n) exactly, p taken to 7 decimals: with q = p * 1e7 and
  * n = a * 1e9 + b, it is q * a + ceil(q * b / 1e9); no term overflows. */
-static inline uint64_t tsc__rank(uint64_t n, double p)
+TSC__FN uint64_t tsc__rank(uint64_t n, double p)
 {
     const uint64_t e9 = UINT64_C(1000000000);
     uint64_t q = (uint64_t)(p * 1e7 + 0.5);
     return q * (n / e9) + (q * (n % e9) + e9 - 1) / e9;
 }
 
-static inline uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p)
+TSC__FN uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p)
 {
     uint64_t rank, seen = 0, mid;
     uint32_t i;
-    if (!s || s->count == 0 || !(p >= 0 && p <= 100))
+    if (!s || s->count == 0 || !tsc__finite(p) || p < 0 || p > 100)
         return 0;
     rank = tsc__rank(s->count, p);
     if (rank <= 1)
@@ -1978,7 +2692,7 @@ static inline uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p)
 }
 
 /* w += x, n words each, low word first, carrying; the top carry is lost. */
-static inline void tsc__add_words(uint64_t *w, const uint64_t *x, int n)
+TSC__FN void tsc__add_words(uint64_t *w, const uint64_t *x, int n)
 {
     uint64_t c = 0, t;
     int i;
@@ -1989,18 +2703,20 @@ static inline void tsc__add_words(uint64_t *w, const uint64_t *x, int n)
     }
 }
 
-static inline void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from)
+TSC__FN void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from)
 {
     uint64_t n, mn, mx, mig, sum[2], sq[3];
     uint32_t i;
-    if (!into || !from || from->count == 0)
+    if (!into || !from)
         return;
     /* Copies first: into may be from. */
     n = from->count; mn = from->min; mx = from->max; mig = from->migrated;
+    into->migrated += mig; /* dropped samples count even with none kept */
+    if (n == 0)
+        return;
     sum[0] = from->sum[0]; sum[1] = from->sum[1];
     sq[0] = from->sumsq[0]; sq[1] = from->sumsq[1]; sq[2] = from->sumsq[2];
     into->count += n;
-    into->migrated += mig;
     into->min = mn < into->min ? mn : into->min;
     into->max = mx > into->max ? mx : into->max;
     tsc__add_words(into->sum, sum, 2);
@@ -2009,28 +2725,32 @@ static inline void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stat
         into->bucket[i] += from->bucket[i];
 }
 
-static inline uint64_t tsc_stats_count(const struct tsc_stats *s)
+TSC__FN uint64_t tsc_stats_count(const struct tsc_stats *s)
 {
     return s ? s->count : 0;
 }
-static inline uint64_t tsc_stats_min(const struct tsc_stats *s)
+TSC__FN uint64_t tsc_stats_min(const struct tsc_stats *s)
 {
     return s && s->count ? s->min : 0;
 }
-static inline uint64_t tsc_stats_max(const struct tsc_stats *s)
+TSC__FN uint64_t tsc_stats_max(const struct tsc_stats *s)
 {
     return s && s->count ? s->max : 0;
 }
+TSC__FN double tsc_stats_sum(const struct tsc_stats *s)
+{
+    return s ? (double)s->sum[1] * TSC__2P64 + (double)s->sum[0] : 0;
+}
 
-static inline double tsc_stats_mean(const struct tsc_stats *s)
+TSC__FN double tsc_stats_mean(const struct tsc_stats *s)
 {
     if (!s || s->count == 0)
         return 0;
-    return (ldexp((double)s->sum[1], 64) + (double)s->sum[0]) / (double)s->count;
+    return tsc_stats_sum(s) / (double)s->count;
 }
 
 /* w[k..3] += x, carrying upwards (256-bit, low word first). */
-static inline void tsc__add_at(uint64_t w[4], int k, uint64_t x)
+TSC__FN void tsc__add_at(uint64_t w[4], int k, uint64_t x)
 {
     for (; k < 4 && x; k++) {
         w[k] += x;
@@ -2040,9 +2760,9 @@ static inline void tsc__add_at(uint64_t w[4], int k, uint64_t x)
 
 /* sd = sqrt(n * sumsq - sum^2) / n, the difference taken exactly in 256
  * bits: no cancellation whatever the magnitude of the samples. */
-static inline double tsc_stats_stddev(const struct tsc_stats *s)
+TSC__FN double tsc_stats_stddev(const struct tsc_stats *s)
 {
-    uint64_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0}, hi, lo, borrow = 0;
+    uint64_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0}, hi, lo, borrow = 0, t;
     double d = 0;
     int i, j;
     if (!s || s->count < 2)
@@ -2059,17 +2779,17 @@ static inline double tsc_stats_stddev(const struct tsc_stats *s)
             tsc__add_at(b, i + j + 1, hi);
         }
     for (i = 0; i < 4; i++) { /* a - b, a >= b (Cauchy-Schwarz) */
-        uint64_t t = a[i] - b[i] - borrow;
+        t = a[i] - b[i] - borrow;
         borrow = (a[i] < b[i]) || (a[i] == b[i] && borrow);
         a[i] = t;
     }
     for (i = 3; i >= 0; i--)
-        d += ldexp((double)a[i], 64 * i);
-    return sqrt(d) / (double)s->count;
+        d = d * TSC__2P64 + (double)a[i];
+    return tsc__sqrt(d) / (double)s->count;
 }
 
 /* v minus the overhead o, never below 0. */
-static inline uint64_t tsc__minus(uint64_t v, uint64_t o)
+TSC__FN uint64_t tsc__minus(uint64_t v, uint64_t o)
 {
     return v > o ? v - o : 0;
 }
@@ -2078,18 +2798,21 @@ static inline uint64_t tsc__minus(uint64_t v, uint64_t o)
 #define TSC__HIST_BAR 40
 
 /* Up to TSC__HIST_ROWS rows of log-spaced ranges over [lo, hi] (after the
- * overhead o is taken off), each bucket counted in the row of its midpoint. */
-static inline void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *out)
+ * overhead o is taken off), each bucket counted in the row of its midpoint.
+ * The ratio of the rows is the 16th root of the range: four square roots. */
+TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *out)
 {
     uint64_t start[TSC__HIST_ROWS], end[TSC__HIST_ROWS], cnt[TSC__HIST_ROWS], most = 0;
-    uint64_t lo = tsc__minus(s->min, o), hi = tsc__minus(s->max, o), first = lo;
-    double base = lo ? (double)lo : 1.0, ratio = pow(((double)hi + 1.0) / base, 1.0 / TSC__HIST_ROWS);
+    uint64_t lo = tsc__minus(s->min, o), hi = tsc__minus(s->max, o), first = lo, last, m;
+    double base = lo ? (double)lo : 1.0, edge = base, e;
+    double ratio = tsc__sqrt(tsc__sqrt(tsc__sqrt(tsc__sqrt(((double)hi + 1.0) / base))));
     char bar[TSC__HIST_BAR + 1];
-    int rows = 0, k;
+    int rows = 0, k, len;
     uint32_t i;
     for (k = 0; k < TSC__HIST_ROWS && first <= hi; k++) {
-        double e = ceil(base * pow(ratio, k + 1)) - 1.0;
-        uint64_t last = (k == TSC__HIST_ROWS - 1 || !(e < (double)hi)) ? hi : (uint64_t)e;
+        edge *= ratio;
+        e = tsc__ceil(edge) - 1.0;
+        last = (k == TSC__HIST_ROWS - 1 || !(e < (double)hi)) ? hi : (uint64_t)e;
         if (last < first)
             continue; /* narrower than one value: merged into the next row */
         start[rows] = first;
@@ -2100,7 +2823,6 @@ static inline void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, F
         first = last + 1;
     }
     for (i = 0; i < TSC_STATS_BUCKETS; i++) {
-        uint64_t m;
         if (!s->bucket[i])
             continue;
         m = tsc__bucket_mid(i);
@@ -2113,7 +2835,8 @@ static inline void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, F
         most = cnt[k] > most ? cnt[k] : most;
     fprintf(out, "  histogram, ticks%s (count per range):\n", o ? " - overhead" : "");
     for (k = 0; k < rows; k++) {
-        int len = cnt[k] ? (int)ceil((double)cnt[k] * TSC__HIST_BAR / (double)most) : 0;
+        e = tsc__ceil((double)cnt[k] * TSC__HIST_BAR / (double)most);
+        len = cnt[k] ? (int)e : 0;
         memset(bar, '#', (size_t)len);
         bar[len] = '\0';
         fprintf(out, "  %10" PRIu64 " .. %-10" PRIu64 " %10" PRIu64 " |%s\n", start[k], end[k],
@@ -2124,7 +2847,7 @@ static inline void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, F
 /* The mean of the samples less o, each floored at 0: the plain mean less o,
  * plus what flooring gives back to samples below o (exact for o < 128,
  * where buckets hold single values; else from bucket midpoints). */
-static inline double tsc__mean_minus(const struct tsc_stats *s, uint64_t o)
+TSC__FN double tsc__mean_minus(const struct tsc_stats *s, uint64_t o)
 {
     double back = 0;
     uint32_t i;
@@ -2133,8 +2856,8 @@ static inline double tsc__mean_minus(const struct tsc_stats *s, uint64_t o)
     return tsc_stats_mean(s) - (double)o + back / (double)s->count;
 }
 
-static inline int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
-                                        unsigned flags)
+TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
+                                  unsigned flags)
 {
     static const double ps[4] = {50, 90, 99, 99.9};
     uint64_t v[6], o;
@@ -2177,27 +2900,27 @@ static inline int tsc_stats_print_flags(const struct tsc_stats *s, const char *n
     return 0;
 }
 
-static inline void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out)
+TSC__FN void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out)
 {
-    tsc_stats_print_flags(s, name, out, 0);
+    (void)tsc_stats_print_flags(s, name, out, 0);
 }
 
 /* --- macros: their helpers --------------------------------------------- */
 
-static inline void tsc__log_ticks(FILE *out, const char *name, uint64_t ticks)
+TSC__FN void tsc__log_ticks(FILE *out, const char *name, uint64_t ticks)
 {
     if (out)
         fprintf(out, "%s: %" PRIu64 " ticks, %" PRIu64 " ns\n", name, ticks,
                 tsc_ticks_to_ns(ticks));
 }
 
-static inline void tsc__log_timestamp(FILE *out, const char *name, uint64_t ns)
+TSC__FN void tsc__log_timestamp(FILE *out, const char *name, uint64_t ns)
 {
     if (out)
         fprintf(out, "%s: %" PRIu64 " ns\n", name, ns);
 }
 
-static inline int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int drop)
+TSC__FN int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int drop)
 {
     uint32_t cpu1;
     uint64_t t1 = tsc_ticks_after_cpu(&cpu1);
@@ -2206,7 +2929,7 @@ static inline int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, 
 
 /* --- regions: implementation ------------------------------------------- */
 
-static inline int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names)
+TSC__FN int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names)
 {
     int i;
     if (!r || n < 1 || n > TSC_REGIONS_MAX)
@@ -2219,7 +2942,7 @@ static inline int tsc_regions_init(struct tsc_regions *r, int n, const char *con
     return 0;
 }
 
-static inline int tsc_region_start(struct tsc_regions *r, int id)
+TSC__FN int tsc_region_start(struct tsc_regions *r, int id)
 {
     if (!r || id < 0 || id >= r->n || r->open >= 0)
         return -EINVAL;
@@ -2229,7 +2952,7 @@ static inline int tsc_region_start(struct tsc_regions *r, int id)
     return 0;
 }
 
-static inline int tsc_region_stop(struct tsc_regions *r)
+TSC__FN int tsc_region_stop(struct tsc_regions *r)
 {
     uint64_t t = tsc_ticks_after();
     if (!r || r->open < 0 || r->open >= r->n)
@@ -2239,7 +2962,7 @@ static inline int tsc_region_stop(struct tsc_regions *r)
     return 0;
 }
 
-static inline int tsc_region_switch(struct tsc_regions *r, int id)
+TSC__FN int tsc_region_switch(struct tsc_regions *r, int id)
 {
     uint64_t t;
     if (!r || id < 0 || id >= r->n)
@@ -2253,7 +2976,7 @@ static inline int tsc_region_switch(struct tsc_regions *r, int id)
     return 0;
 }
 
-static inline uint64_t tsc_regions_total(const struct tsc_regions *r)
+TSC__FN uint64_t tsc_regions_total(const struct tsc_regions *r)
 {
     uint64_t t = 0;
     int i;
@@ -2262,26 +2985,43 @@ static inline uint64_t tsc_regions_total(const struct tsc_regions *r)
     return t;
 }
 
-static inline void tsc_regions_print(const struct tsc_regions *r, FILE *out)
+/* A duration in the unit that reads best: "812 ns", "45.31 us", ... */
+TSC__FN void tsc__print_time(FILE *out, uint64_t ticks)
+{
+    uint64_t n = tsc_ticks_to_ns(ticks);
+    double ns = (double)n;
+    if (ns < 1e4)
+        fprintf(out, " %9.0f ns", ns);
+    else if (ns < 1e7)
+        fprintf(out, " %9.2f us", ns / 1e3);
+    else if (ns < 1e10)
+        fprintf(out, " %9.2f ms", ns / 1e6);
+    else
+        fprintf(out, " %9.3f s ", ns / 1e9);
+}
+
+TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out)
 {
     uint64_t total = tsc_regions_total(r);
+    char id[24];
+    const char *name;
     int i;
     if (!r || !out)
         return;
-    fprintf(out, "  %-16s %10s %16s %12s %7s\n", "region", "entries", "ticks", "seconds", "share");
+    fprintf(out, "  %-16s %10s %16s %12s %7s\n", "region", "entries", "ticks", "time", "share");
     for (i = 0; i < r->n && i < TSC_REGIONS_MAX; i++) {
-        char id[24];
-        const char *name = r->name[i];
+        name = r->name[i];
         if (!name) {
-            snprintf(id, sizeof id, "region %d", i);
+            sprintf(id, "region %d", i);
             name = id;
         }
-        fprintf(out, "  %-16s %10" PRIu64 " %16" PRIu64 " %12.6f %6.1f%%\n", name, r->entries[i],
-                r->ticks[i], tsc_ticks_to_seconds(r->ticks[i]),
-                total ? 100.0 * (double)r->ticks[i] / (double)total : 0.0);
+        fprintf(out, "  %-16s %10" PRIu64 " %16" PRIu64, name, r->entries[i], r->ticks[i]);
+        tsc__print_time(out, r->ticks[i]);
+        fprintf(out, " %6.1f%%\n", total ? 100.0 * (double)r->ticks[i] / (double)total : 0.0);
     }
-    fprintf(out, "  %-16s %10s %16" PRIu64 " %12.6f %6.1f%%\n", "total", "", total,
-            tsc_ticks_to_seconds(total), total ? 100.0 : 0.0);
+    fprintf(out, "  %-16s %10s %16" PRIu64, "total", "", total);
+    tsc__print_time(out, total);
+    fprintf(out, " %6.1f%%\n", total ? 100.0 : 0.0);
 }
 
 #ifdef __cplusplus

@@ -526,7 +526,7 @@ static void test_regions_switch_accumulates(void **state)
     fclose(f);
     for (i = 0; i < 3; i++) {
         p = strstr(buf, names[i]);
-        EXPECT(p && sscanf(p + strlen(names[i]), "%*u %*u %*f %lf%%", &share) == 1,
+        EXPECT(p && sscanf(p + strlen(names[i]), "%*u %*u %*f %*s %lf%%", &share) == 1,
                "no row for %s:\n%s", names[i], buf);
         total_share += share;
     }

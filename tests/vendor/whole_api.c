@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* The whole public API in one program, for strict_flags.sh and no_libm.sh:
+ * every tsc_* function and TSC_* macro of the header's public part, used
+ * once, as C90 (declarations first, no long long, no // comments) and, the
+ * same file, as C++. It must compile without a single diagnostic under the
+ * strictest flag sets, link without -lm, and exit 0, quickly: tsc_init(), a
+ * few reads, a small stats object, output to /dev/null. strict_flags.sh also
+ * checks that every public name of the header appears here. */
+#include "tsc_timer.h"
+#include "tsc_timer.h"
+
+/* TSC_MEASURE declares its variables in a for statement: not C90. */
+#if defined(__STDC_VERSION__) || defined(__cplusplus)
+#define WHOLE_API_HAS_MEASURE 1
+#endif
+/* NULL is 0 to clang++ -Wzero-as-null-pointer-constant. */
+#if defined(__cplusplus)
+#define WHOLE_API_NULL nullptr
+#else
+#define WHOLE_API_NULL NULL
+#endif
+
+static int failures;
+
+static void expect(int ok, const char *what)
+{
+    if (!ok) {
+        failures++;
+        fprintf(stderr, "whole_api: expected %s\n", what);
+    }
+}
+
+/* Reads, conversions, the clock, features and calibration. */
+static void use_core(FILE *out)
+{
+    struct tsc_calibration cal;
+    struct tsc_features f = tsc_get_features();
+    uint32_t cpu0 = 0, cpu1 = 0;
+    uint64_t t0, t1, t2, t3, ns, ticks, over, net, now, real;
+    double hz, secs;
+    const char *name;
+    int rc;
+
+    t0 = tsc_ticks_before();
+    t1 = tsc_ticks_after();
+    t2 = tsc_ticks_before_cpu(&cpu0);
+    t3 = tsc_ticks_after_cpu(&cpu1);
+    expect(t1 >= t0 && t3 >= t2, "counter reads in order");
+    hz = tsc_ticks_per_second();
+    expect(hz > 0, "a positive frequency");
+    ns = tsc_ticks_to_ns(t1 - t0);
+    ticks = tsc_ns_to_ticks(UINT64_C(1000));
+    secs = tsc_ticks_to_seconds(t3 - t2);
+    over = tsc_overhead_ticks();
+    net = tsc_sub_overhead(t1 - t0);
+    now = tsc_now_ns();
+    real = tsc_now_realtime_ns();
+    rc = tsc_clock_resync();
+    expect(rc == 0 || rc == -EAGAIN, "tsc_clock_resync() 0 or -EAGAIN");
+    rc = tsc_calibrate(0.001, &cal);
+    expect(rc == 0, "tsc_calibrate(0.001) == 0");
+    rc = tsc_current_calibration(&cal);
+    expect(rc == 0 && cal.ticks_per_second > 0, "a current calibration");
+    name = tsc_counter_name();
+    expect(name != WHOLE_API_NULL && name[0] != '\0', "a counter name");
+    fprintf(out, "%s: %.0f Hz, %.0f ns, %.0f ticks/us, %.9f s, overhead %.0f, net %.0f\n", name,
+            hz, (double)ns, (double)ticks, secs, (double)over, (double)net);
+    fprintf(out, "now %.0f, realtime %.0f, cpu %lu -> %lu, counter %d, method %s\n",
+            (double)now, (double)real, (unsigned long)cpu0, (unsigned long)cpu1, f.has_counter,
+            cal.method);
+    fprintf(out, "version %d.%d.%d\n", TSC_TIMER_VERSION_MAJOR, TSC_TIMER_VERSION_MINOR,
+            TSC_TIMER_VERSION_PATCH);
+    /* The calibration setting, where the header gives it a value. */
+#if defined(TSC_TIMER_CALIBRATION_SECONDS)
+    fprintf(out, "calibration %.3f s\n", (double)TSC_TIMER_CALIBRATION_SECONDS);
+#elif defined(TSC_CALIBRATION_SECONDS)
+    fprintf(out, "calibration %.3f s\n", (double)TSC_CALIBRATION_SECONDS);
+#endif
+#if defined(__cplusplus)
+    {
+        tsc_features g = tsc_get_features();
+        expect(g.has_counter == f.has_counter, "tsc_features the same from C++");
+    }
+#endif
+}
+
+/* TSC_KEEP on an int, a double, a pointer and a uint64_t around a region. */
+static void use_keep(struct tsc_stats *st)
+{
+    int ki = 3;
+    double kd = 1.5;
+    const char *kp = "keep";
+    uint64_t ku = 7;
+    TSC_START(tk);
+    TSC_KEEP(ki);
+    TSC_KEEP(kd);
+    TSC_KEEP(kp);
+    TSC_KEEP(ku);
+    ki += 1;
+    kd *= 2.0;
+    kp++;
+    ku += (uint64_t)ki;
+    TSC_KEEP(ki);
+    TSC_KEEP(kd);
+    TSC_KEEP(kp);
+    TSC_KEEP(ku);
+    TSC_END(tk, st);
+    expect(ki == 4 && kd > 2.9 && kd < 3.1 && kp[0] == 'e' && ku == 11, "TSC_KEEP keeps values");
+}
+
+/* Statistics, the timing macros and regions. */
+static void use_measure(FILE *out)
+{
+    static struct tsc_stats st, st2;
+    static const char *const names[2] = {"first", "second"};
+    struct tsc_regions r;
+    uint64_t count, lo, hi, p50, total;
+    double mean, sd, sum;
+    int i, rc, kept;
+
+    tsc_stats_init(&st);
+    tsc_stats_init(&st2);
+    for (i = 0; i < 4; i++) {
+        TSC_START(t);
+        TSC_END(t, &st);
+        TSC_END_LOG(t, out);
+    }
+    {
+        TSC_START_CPU(c);
+        kept = TSC_END_CPU(c, &st, 1);
+        expect(kept == 0 || kept == 1, "TSC_END_CPU 0 or 1");
+    }
+    TSC_TIMESTAMP(stamp, out);
+#if defined(WHOLE_API_HAS_MEASURE)
+    TSC_MEASURE(&st) {
+        i++;
+    }
+#else
+    tsc_stats_add(&st, 1);
+#endif
+    use_keep(&st);
+    rc = tsc_stats_add_cpu(&st2, 5, 0, 1, 0);
+    expect(rc == 1, "tsc_stats_add_cpu records a migrated sample when not dropping");
+    tsc_stats_add(&st2, 7);
+    sum = tsc_stats_sum(&st2);
+    expect(sum >= 12.0 && sum <= 12.0, "tsc_stats_sum == 12 for samples 5 and 7");
+    tsc_stats_merge(&st, &st2);
+    count = tsc_stats_count(&st);
+    expect(count == 9, "9 samples after the merge");
+    lo = tsc_stats_min(&st);
+    hi = tsc_stats_max(&st);
+    p50 = tsc_stats_percentile(&st, 50);
+    mean = tsc_stats_mean(&st);
+    sd = tsc_stats_stddev(&st);
+    sum = tsc_stats_sum(&st);
+    expect(lo <= p50 && p50 <= hi && sd >= 0, "min <= p50 <= max, sd >= 0");
+    expect(sum >= mean * (double)count * 0.999 && sum <= mean * (double)count * 1.001,
+           "sum == mean * count");
+    tsc_stats_print(&st, "st", out);
+    rc = tsc_stats_print_flags(&st, WHOLE_API_NULL, out,
+                               TSC_PRINT_SUB_OVERHEAD | TSC_PRINT_NO_HISTOGRAM);
+    expect(rc == 0, "tsc_stats_print_flags() == 0");
+    fprintf(out, "%d buckets, mean %.1f, sd %.1f\n", TSC_STATS_BUCKETS, mean, sd);
+
+    rc = tsc_regions_init(&r, 2, names);
+    rc += tsc_region_start(&r, 0);
+    rc += tsc_region_switch(&r, 1);
+    rc += tsc_region_stop(&r);
+    expect(rc == 0, "the regions calls return 0");
+    total = tsc_regions_total(&r);
+    tsc_regions_print(&r, out);
+    fprintf(out, "regions: %.0f ticks, at most %d regions\n", (double)total, TSC_REGIONS_MAX);
+}
+
+int main(void)
+{
+    FILE *out;
+    int rc = tsc_init();
+    expect(rc == 0, "tsc_init() == 0");
+    out = fopen("/dev/null", "w");
+    if (out == WHOLE_API_NULL)
+        out = stdout;
+    use_core(out);
+    use_measure(out);
+    if (out != stdout)
+        fclose(out);
+    return failures != 0;
+}
