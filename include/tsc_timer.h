@@ -1764,7 +1764,7 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
  *   3. fit a straight line through the part averages: the slope is the
  *      frequency, the scatter about it its standard error; parts far off
  *      the line (a clock step, a migration) are dropped and the line
- *      refitted. The adaptive window (the default) fits every 8 parts and
+ *      refitted. The adaptive window (the default) fits every 4 parts and
  *      stops once the stated uncertainty is 0.1 ppm or less;
  *   4. where too few clean samples came (a wildly loaded machine, a clock
  *      that turned slow), the end points alone, with the bound their
@@ -1825,14 +1825,15 @@ TSC__FN uint64_t tsc__narrowest_bracket(uint64_t *mid, uint64_t *ref)
     return best;
 }
 
-/* Least-squares line y = a + b x through the parts in use. Returns the
- * number of parts used; *se is the slope's standard error. */
-TSC__FN int tsc__fit(const struct tsc__cal *k, int nb, double *slope, double *se,
+/* Least-squares line y = a + b x through the parts in use among
+ * [lo, hi). Returns the number of parts used; *se is the slope's standard
+ * error. */
+TSC__FN int tsc__fit(const struct tsc__cal *k, int lo, int hi, double *slope, double *se,
                      double *icpt)
 {
     double mx = 0, my = 0, sxx = 0, sxy = 0, rss = 0, x, y, r;
     int i, used = 0;
-    for (i = 0; i < nb; i++)
+    for (i = lo; i < hi; i++)
         if (k->use[i]) {
             used++;
             mx += k->sx[i] / k->n[i];
@@ -1842,7 +1843,7 @@ TSC__FN int tsc__fit(const struct tsc__cal *k, int nb, double *slope, double *se
         return used;
     mx /= used;
     my /= used;
-    for (i = 0; i < nb; i++)
+    for (i = lo; i < hi; i++)
         if (k->use[i]) {
             x = k->sx[i] / k->n[i] - mx;
             sxx += x * x;
@@ -1852,7 +1853,7 @@ TSC__FN int tsc__fit(const struct tsc__cal *k, int nb, double *slope, double *se
         return 0;
     *slope = sxy / sxx;
     *icpt = my - *slope * mx;
-    for (i = 0; i < nb; i++)
+    for (i = lo; i < hi; i++)
         if (k->use[i]) {
             x = k->sx[i] / k->n[i];
             y = k->sy[i] / k->n[i];
@@ -1890,15 +1891,20 @@ TSC__FN float tsc__select(float *v, int n, int k)
 
 /* Phase 3: fit the first nb parts, drop parts whose residual is far beyond
  * the typical one, refit. Fills *hz and *unc (ppm); 0 when too few parts
- * remain for a line. */
+ * remain for a line. The bound is the larger of two: 5 standard errors (at
+ * least the clock's resolution spread over the window and the parts), and
+ * how far the slopes of the window's two halves disagree. The second sees
+ * what scatter about one line cannot: the reference clock's own rate
+ * changing within the window (Linux steers CLOCK_MONOTONIC by switching its
+ * multiplier between neighbouring values, ~0.1 ppm apart, tick by tick). */
 TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
 {
-    float res[TSC__BINS];
-    double slope = 0, se = 0, icpt = 0, r, med, span;
+    float res[TSC__BINS] = {0};
+    double slope = 0, se = 0, icpt = 0, s1 = 0, s2 = 0, r, med, span, halves = 0;
     int i, m = 0, used;
     for (i = 0; i < nb; i++)
         k->use[i] = k->n[i] > 0;
-    used = tsc__fit(k, nb, &slope, &se, &icpt);
+    used = tsc__fit(k, 0, nb, &slope, &se, &icpt);
     if (used < 3)
         return 0;
     for (i = 0; i < nb; i++)
@@ -1911,14 +1917,21 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
             if (r > 8 * med && r > 1.0)
                 k->use[i] = 0; /* 8 typical residuals and a clock unit */
         }
-    used = tsc__fit(k, nb, &slope, &se, &icpt);
+    used = tsc__fit(k, 0, nb, &slope, &se, &icpt);
     if (used < 3 || !(slope > 0))
         return 0;
     *hz = k->ref_hz / slope;
-    /* The bound: 5 standard errors, and never less than the clock's
-     * resolution spread over the window and the parts. */
+    if (tsc__fit(k, 0, nb / 2, &s1, &r, &med) >= 3 && tsc__fit(k, nb / 2, nb, &s2, &r, &med) >= 3)
+        halves = tsc__fabs(s1 - s2) / slope;
     span = (double)k->span * nb / k->bins;
+    /* Parts shorter than a 32nd of the window are not independent (the
+     * clock's rate wanders over milliseconds): their standard error counts
+     * as that of 32 parts. */
+    if (used > 32)
+        se *= tsc__sqrt(used / 32.0);
     *unc = (5.0 * se / slope + 1.0 / (span * tsc__sqrt((double)used))) * 1e6;
+    if (halves * 1e6 > *unc)
+        *unc = halves * 1e6;
     return used;
 }
 
@@ -1951,7 +1964,7 @@ TSC__FN int tsc__cal_start(struct tsc__cal *k)
 TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
 {
     uint64_t w, mid, ref, dy, part = k->span / (uint64_t)k->bins;
-    int b, next_fit = 32;
+    int b, next_fit = 32, good = 0;
     for (;;) {
         w = tsc__bracket(&mid, &ref);
         dy = ref - k->y0;
@@ -1963,10 +1976,12 @@ TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
         if (b >= k->bins)
             break;
         if (k->adaptive && b >= next_fit) {
-            /* b parts are complete: stop if they already say enough. */
-            if (tsc__cal_fit(k, b, hz, unc) && *unc <= TSC__TARGET_PPM)
+            /* b parts are complete: stop once two fits in a row say enough
+             * (one alone would stop on the first lucky look). */
+            good = tsc__cal_fit(k, b, hz, unc) && *unc <= TSC__TARGET_PPM ? good + 1 : 0;
+            if (good == 2)
                 return b;
-            next_fit = b + 8;
+            next_fit = b + 4;
         }
         k->n[b]++;
         k->sx[b] += (double)(mid - k->x0);
@@ -1989,8 +2004,8 @@ TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_cali
         k->limit = w_end;
         tsc__narrowest_bracket(&t_end, &c_end);
     }
-    if (c_end != k->y0 && t_end != k->x0 && (int64_t)(c_end - k->y0) > 0 &&
-        (int64_t)(t_end - k->x0) > 0) {
+    /* A clock that moved less than 100 us (it stalled) measures nothing. */
+    if ((int64_t)(c_end - k->y0) > (int64_t)(k->ref_hz / 1e4) && (int64_t)(t_end - k->x0) > 0) {
         out->ticks_per_second = k->ref_hz * (double)(t_end - k->x0) / (double)(c_end - k->y0);
         out->uncertainty_ppm = (double)(k->limit + w_end) / (double)(t_end - k->x0) * 1e6 + 1;
         *src = TSC__SRC_ENDPOINTS;
