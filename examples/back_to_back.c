@@ -17,7 +17,7 @@ int main(void)
     uint64_t t0, t1;
     int round, i;
 
-    tsc_ticks_per_second();
+    tsc_init(); /* all one-time work now, not inside the regions */
     tsc_regions_init(&r, PHASES, names);
     t0 = tsc_ticks_before();
     for (round = 0; round < ROUNDS; round++) {

@@ -22,7 +22,7 @@ int main(void)
         seed = seed * 1103515245u + 12345u;
         v[i] = (int)(seed >> 1);
     }
-    tsc_ticks_per_second(); /* calibrate now, not inside the measurement */
+    tsc_init(); /* all one-time work now, not inside the measurement */
 
     t0 = tsc_ticks_before();
     qsort(v, N, sizeof v[0], cmp_int);

@@ -6,12 +6,11 @@
 #include <stdio.h>
 #include "tsc_timer.h"
 
-/* volatile: the compiler must load and multiply at run time. */
-static volatile double a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+static const double a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
 
-static double dot(void)
+static double dot(const double *x, const double *y)
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
 }
 
 int main(void)
@@ -19,14 +18,21 @@ int main(void)
     static struct tsc_stats st;
     enum { SAMPLES = 10000, LOOP = 1000 };
     uint64_t over, best, loop_ticks;
+    const double *x = a, *y = b;
     double r = 0, sum = 0;
     int i;
 
-    tsc_ticks_per_second(); /* calibrate now, not inside a measurement */
+    tsc_init(); /* all one-time work now, not inside a measurement */
     over = tsc_overhead_ticks();
     {
+        /* TSC_KEEP: the compiler may not know x and y before the start
+         * (or it would compute 70 at compile time), and must have r
+         * before the end (or it could sink the work past it). */
         TSC_START(one_dot_product);
-        r = dot();
+        TSC_KEEP(x);
+        TSC_KEEP(y);
+        r = dot(x, y);
+        TSC_KEEP(r);
         TSC_END_LOG(one_dot_product, stdout);
     }
     printf("dot product = %.1f\n", r);
@@ -34,7 +40,10 @@ int main(void)
     tsc_stats_init(&st);
     for (i = 0; i < SAMPLES; i++) {
         TSC_START(t);
-        r = dot();
+        TSC_KEEP(x);
+        TSC_KEEP(y);
+        r = dot(x, y);
+        TSC_KEEP(r);
         TSC_END(t, &st);
     }
     best = tsc_stats_min(&st);
@@ -46,8 +55,11 @@ int main(void)
 
     {
         TSC_START(t);
-        for (i = 0; i < LOOP; i++)
-            sum += dot();
+        for (i = 0; i < LOOP; i++) {
+            TSC_KEEP(x); /* a fresh load each time: no hoisting out of the loop */
+            sum += dot(x, y);
+        }
+        TSC_KEEP(sum);
         loop_ticks = tsc_sub_overhead(tsc_ticks_after() - t);
     }
     printf("%d in a loop: %.2f ticks = %.2f ns each\n", LOOP, (double)loop_ticks / LOOP,
