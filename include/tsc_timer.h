@@ -2545,8 +2545,9 @@ TSC__FN int tsc_clock_resync(void)
         /* 3. The line in force, once its own switch point has passed. */
         tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS);
         m = (uint64_t)(TSC__SWITCH_NS / rate) + 1;
-        for (i = 0; i < 100000000 && tsc__clock_ticks() < v[TSC__L_SWITCH]; i++)
-            tsc__pause();
+        for (now = tsc__clock_ticks(); now < v[TSC__L_SWITCH] && v[TSC__L_SWITCH] - now <= 2 * m;
+             now = tsc__clock_ticks())
+            tsc__pause(); /* at most the 50 us margin (a counter far below it went back) */
         /* 4. The new line from 50 us ahead, published while that point
          * is still half the margin away (else measured again next time). */
         now = tsc__clock_ticks();

@@ -10,6 +10,7 @@ endif()
 # Re-entry, fork, siglongjmp, blocked writers, CPUID-presented CPUs,
 # per-thread RDTSC permission, stats merging.
 tsc_test(test_robust SOURCES test_robust.c)
+tsc_test(test_latch SOURCES test_latch.c)
 
 # Bad input rejected under -ffast-math, in this unit only.
 tsc_test(test_fast_math SOURCES test_fast_math.c)
