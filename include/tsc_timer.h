@@ -793,7 +793,7 @@ enum {
     TSC__SRC_NONE, TSC__SRC_MEASURED_MONO, TSC__SRC_MEASURED_QPC,
     TSC__SRC_OS_NS, TSC__SRC_CNTFRQ, TSC__SRC_QPF, TSC__SRC_MACH,
     TSC__SRC_TOD, TSC__SRC_CPUCFG, TSC__SRC_PPC_GLIBC, TSC__SRC_LOCAL,
-    TSC__SRC_ENDPOINTS, TSC__SRC_UNMEASURED
+    TSC__SRC_ENDPOINTS, TSC__SRC_UNMEASURED, TSC__SRC_STATED_WRONG
 };
 
 TSC__FN const char *tsc__method_name(uint64_t src)
@@ -809,7 +809,8 @@ TSC__FN const char *tsc__method_name(uint64_t src)
         "glibc __ppc_get_timebase_freq",
         "local: a quick measurement for a caller inside the first calibration, not published",
         "measured against the OS clock from the end points alone (no clean samples)",
-        "unmeasured: the reference clock did not advance; nominal or 1 GHz"};
+        "unmeasured: the reference clock did not advance; nominal or 1 GHz",
+        "measured against CLOCK_MONOTONIC: the stated frequency was wrong"};
     return src < sizeof names / sizeof names[0] ? names[src] : "unknown";
 }
 
@@ -1522,11 +1523,14 @@ TSC__FN double tsc__architectural_hz(uint32_t *src)
     return 4.096e9;
 #elif defined(TSC__LOONGARCH)
     {
-        uint32_t base, mul_div, w4 = 4, w5 = 5;
+        uint32_t base, mul_div, cfg2, w2 = 2, w4 = 4, w5 = 5;
+        /* Words 4 and 5 state the counter's clock only where word 2's
+         * LLFTP bit (14: constant-frequency timer) is set, as Linux checks. */
+        __asm__ __volatile__("cpucfg %0, %1" : "=r"(cfg2) : "r"(w2));
         __asm__ __volatile__("cpucfg %0, %1" : "=r"(base) : "r"(w4));
         __asm__ __volatile__("cpucfg %0, %1" : "=r"(mul_div) : "r"(w5));
         *src = TSC__SRC_CPUCFG;
-        if ((mul_div >> 16) == 0)
+        if (!((cfg2 >> 14) & 1u) || (mul_div >> 16) == 0)
             return 0;
         return (double)base * (double)(mul_div & 0xFFFFu) / (double)(mul_div >> 16);
     }
@@ -2028,6 +2032,29 @@ TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_cali
 #endif
 }
 
+/* A stated frequency (CNTFRQ, CPUCFG, the PowerPC time base's) checked
+ * against the reference clock over ~1 ms: firmware has left CNTFRQ unset or
+ * wrong, and emulators state one rate while the counter runs at another
+ * (qemu-user's LoongArch: 100 MHz stated, the host's TSC rate seen). 1
+ * when the two disagree by more than the measurement's bound plus 0.1 %. */
+TSC__FN int tsc__stated_is_wrong(double hz)
+{
+    uint64_t t0, c0, t1, c1, w0, w1;
+    double ref_hz = tsc__ref_hz(), got, bound;
+    long n = 0;
+    w0 = tsc__narrowest_bracket(&t0, &c0);
+    do { /* busy: a sleeping core may stop its counter */
+        w1 = tsc__bracket(&t1, &c1);
+    } while (c1 - c0 < (uint64_t)(ref_hz / 1000) && ++n < 10000000L);
+    w1 = tsc__narrowest_bracket(&t1, &c1);
+    if (!((int64_t)(t1 - t0) > 0) || !((int64_t)(c1 - c0) > 0))
+        return 0; /* nothing to judge by */
+    got = (double)(t1 - t0) * ref_hz / (double)(c1 - c0);
+    /* Each end: half its bracket in ticks, and one unit of the clock. */
+    bound = ((double)(w0 + w1) / 2 + 2 * hz / ref_hz) / (double)(t1 - t0);
+    return tsc__fabs(got / hz - 1.0) > bound + 1e-3;
+}
+
 /* Measures the frequency over `seconds` (0: the adaptive window). 0, or
  * -EINVAL for bad input (seconds tested on its bits: -ffast-math folds the
  * usual NaN tests away). */
@@ -2041,14 +2068,19 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
     memset(out, 0, sizeof *out);
     out->ticks_per_second = tsc__architectural_hz(src);
     if (out->ticks_per_second > 0) {
-        out->method = tsc__method_name(*src);
-        return 0;
-    }
+        if (!((*src == TSC__SRC_CNTFRQ || *src == TSC__SRC_CPUCFG || *src == TSC__SRC_PPC_GLIBC) &&
+              tsc__stated_is_wrong(out->ticks_per_second))) {
+            out->method = tsc__method_name(*src);
+            return 0;
+        }
+        *src = TSC__SRC_STATED_WRONG; /* measured below, like an unstated one */
+    } else {
 #if defined(TSC__WINDOWS)
-    *src = TSC__SRC_MEASURED_QPC;
+        *src = TSC__SRC_MEASURED_QPC;
 #else
-    *src = TSC__SRC_MEASURED_MONO;
+        *src = TSC__SRC_MEASURED_MONO;
 #endif
+    }
     memset(k.n, 0, sizeof k.n);
     memset(k.sx, 0, sizeof k.sx);
     memset(k.sy, 0, sizeof k.sy);
