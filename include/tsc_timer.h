@@ -2175,8 +2175,10 @@ TSC__SLOW void tsc__freq_first(uint64_t v[TSC__F_WORDS])
     while (!tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, 0, v, TSC__F_WORDS)) {
         r = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine);
         if (r > 0) {
-            TSC_TIMER_TEST_CALIBRATING_HOOK();
-            tsc__freq_measure(v);
+            if (TSC__LD32(&tsc__g.fseq) == 0) { /* not published meanwhile */
+                TSC_TIMER_TEST_CALIBRATING_HOOK();
+                tsc__freq_measure(v);
+            }
             tsc__claim_release(&tsc__g.first, TSC__TLS_FIRST, mine);
             if (TSC__LD32(&tsc__g.fseq) == 0)
                 return; /* not published (a publication was interrupted) */
