@@ -402,6 +402,99 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out);
          tsc_stats_add((stats), tsc_ticks_after() - TSC__MV(tsc__t0_)))        \
         for (; TSC__MV(tsc__once_); TSC__MV(tsc__once_) = 0)
 
+/* --- microbenchmarks ---------------------------------------------------- */
+
+/* TSC_BENCH(&b) { body } measures what one run of body costs, however far
+ * below the timer's resolution (a hash step, a 4-element dot product):
+ *
+ *     struct tsc_bench b;
+ *     tsc_bench_init(&b, "dot4");
+ *     TSC_BENCH(&b) {
+ *         TSC_KEEP(x);                 // inputs unknown to the compiler
+ *         r = dot4(x, y);
+ *         TSC_KEEP(r);                 // the result is used
+ *     }
+ *     tsc_bench_print(&b, stdout);     // | ns/op | op/s | err% | ticks/op | name |
+ *
+ * It runs body in batches, each timed by one before/after pair, and sizes
+ * them so that a batch spans at least 1000 times the timer's overhead (an
+ * empty region) and resolution: the reads' cost and jitter weigh 0.1 % at
+ * most; sizing lasts a tenth of the budget (10 ms at most), a warm-up.
+ * It then takes batches until the median is stated to 1 % (err%, the
+ * median absolute percentage deviation of the batches, as nanobench
+ * reports it) and at least 31 were taken, or the time budget (default
+ * 0.1 s, tsc_bench_set_budget) is spent. The cost of its own loop (a
+ * decrement and a branch per iteration) is measured with an empty body,
+ * the same way, in batches interleaved with the body's (so both see the
+ * same machine), and its median subtracted; raw figures are kept.
+ * C99 or C++ (the macro declares its loop variables). Do not leave the body
+ * with break, return or goto: a batch cut short is detected (the result
+ * is then marked unstable) but the figure is lost. Allocates nothing. */
+#define TSC_BENCH_MAX_BATCHES 200
+struct tsc_bench {
+    const char *name;
+    double budget;       /* seconds (default 0.1)                            */
+    /* The run (read it through tsc_bench_result): */
+    int state;           /* 0 ready, 1 sizing, 2 measuring, 3 done, -1 bad   */
+    int unstable;        /* see tsc_bench_result                             */
+    const char *reason;
+    uint64_t batch;      /* iterations per batch                             */
+    uint64_t target;     /* ticks a batch must span                          */
+    uint64_t start, deadline, end; /* counter: start, budget's end, end       */
+    uint64_t t0;         /* counter at the open batch's start                */
+    uint64_t ops, batches, migrated;
+    uint32_t cpu;        /* CPU of the open batch's start                    */
+    int nloop;           /* empty-body batches taken                         */
+    double loop[64];     /* the loop's own ticks per iteration, each one     */
+    double per_op[TSC_BENCH_MAX_BATCHES]; /* raw ticks per op, each batch    */
+};
+
+/* What a benchmark found. ns and ticks per op are the median over the
+ * batches with the loop's own cost subtracted (floored at 0). */
+struct tsc_bench_result {
+    double ns_per_op, ticks_per_op;
+    double err_pct;          /* median absolute % deviation of the batches  */
+    double err_ticks_per_op; /* the bound on ticks_per_op: the median
+                                absolute deviations of the batches and of
+                                the empty-body batches, added             */
+    double min_ticks_per_op; /* the fastest batch, loop cost subtracted     */
+    double raw_ticks_per_op; /* median, loop cost not subtracted            */
+    double loop_ticks_per_op;/* the loop's own cost that was subtracted     */
+    uint64_t ops, batches;   /* body runs timed; batches kept               */
+    double seconds;          /* wall time the whole run took                */
+    int unstable;            /* err% above 5 %, or a reason below           */
+    const char *reason;      /* why unstable ("" when stable)               */
+};
+
+/* Readies b for a run named name (the string must outlive b). 0, or
+ * -EINVAL for a NULL b or name (b then runs nothing). */
+TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name);
+/* The run's time budget, seconds, (0, 3600]. 0, or -EINVAL (unchanged). */
+TSC__FN int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
+/* Fills *out. 0, or -EINVAL for NULL arguments or before any run.
+ * tsc_bench_result(b, out) calls it: a function of the struct's name would
+ * hide the struct in C++. */
+TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
+#define tsc_bench_result(b, out) tsc_bench_get_result((b), (out))
+/* Writes one markdown row | ns/op | op/s | err% | ticks/op | rel | name |
+ * (the header first, the first time in the process). rel: this
+ * benchmark's time relative to the first one printed (100 %). */
+TSC__FN void tsc_bench_print(const struct tsc_bench *b, FILE *out);
+/* Writes n benchmarks as one whole document: TSC_BENCH_MARKDOWN (header,
+ * rows, rel against the first), TSC_BENCH_CSV (header line, rows) or
+ * TSC_BENCH_JSON (an array of objects). 0, or -EINVAL. */
+#define TSC_BENCH_MARKDOWN 0
+#define TSC_BENCH_CSV 1
+#define TSC_BENCH_JSON 2
+TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, int format);
+
+#define TSC_BENCH(b)                                                          \
+    for (uint64_t TSC__MV(tsc__n_) = 0, TSC__MV(tsc__go_) = tsc__bench_begin(b); \
+         TSC__MV(tsc__go_);                                                    \
+         TSC__MV(tsc__go_) = tsc__bench_next((b), TSC__MV(tsc__n_)))           \
+        for (TSC__MV(tsc__n_) = tsc__bench_batch(b); TSC__MV(tsc__n_);         \
+             TSC__MV(tsc__n_) = tsc__bench_step(TSC__MV(tsc__n_)))
+
 /* ======================================================================== */
 /* 5. Implementation. Everything below is private (tsc__ prefix).           */
 /* ======================================================================== */
@@ -462,13 +555,16 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out);
  * used one. */
 #if defined(__clang__)
 #define TSC__SLOW static __attribute__((noinline, cold))
+#define TSC__OUTLINE static __attribute__((noinline))
 #else
 #define TSC__SLOW static __attribute__((noinline, cold, unused))
+#define TSC__OUTLINE static __attribute__((noinline, unused))
 #endif
 #else
 #define TSC__LIKELY(x) (x)
 #define TSC__UNLIKELY(x) (x)
 #define TSC__SLOW static __declspec(noinline)
+#define TSC__OUTLINE static __declspec(noinline)
 #endif
 #if defined(__cplusplus)
 #define TSC__NULL nullptr
@@ -855,18 +951,19 @@ struct tsc__state {
     uint32_t overhead; /* empty-region ticks + 1; 0 until measured           */
     uint32_t fseq;     /* frequency latch: 0 none yet, else copy fseq & 1    */
     uint32_t cseq;     /* clock latch: likewise                              */
-    uint32_t unused;
+    uint32_t bench_rows; /* tsc_bench_print rows so far (header before 1st) */
     struct tsc__claim first; /* measuring the first calibration            */
     struct tsc__claim fw;    /* publishing a frequency                     */
     struct tsc__claim cw;    /* setting up or steering the clock           */
-    uint64_t f[2][TSC__F_WORDS];
-    uint64_t l[2][TSC__L_WORDS];
+    uint64_t f[TSC__F_WORDS][2]; /* word by word, the two copies side by side */
+    uint64_t l[TSC__L_WORDS][2];
     /* The clock's steering, the cw owner's alone: */
     uint64_t ref_mid, ref_ns; /* rate reference: ticks, monotonic ns        */
     uint64_t last_ns;         /* monotonic ns at the last measurement       */
     uint64_t rate;            /* double bits: measured ns per tick          */
     uint64_t narrow;          /* narrowest bracket seen, ticks              */
     uint64_t cand;            /* double bits: the last span's rate          */
+    uint64_t bench_base;      /* double bits: ns/op of the first row printed */
 }
 #if defined(TSC__GNU)
 __attribute__((aligned(64))) /* cache lines of its own */
@@ -1017,7 +1114,8 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
 /* --- the latch: readers never wait ------------------------------------- */
 
 /* Reads n words from word `first` of the copy the latch counter *seq names
- * (copies: two arrays of `words` words). 0 when nothing is published yet.
+ * (copies: `words` pairs, word i of copy c at copies[2 i + c], so a copy is
+ * picked by one AND of the counter). 0 when nothing is published yet.
  * Retries only when a writer completed a publication meanwhile. */
 TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int words, int first,
                            uint64_t *out, int n)
@@ -1025,13 +1123,14 @@ TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int word
     uint32_t s;
     const uint64_t *p;
     int i;
+    (void)words;
     for (;;) {
         s = TSC__LD32(seq);
         if (TSC__UNLIKELY(s == 0))
             return 0;
-        p = copies + (size_t)(s & 1u) * (size_t)words + first;
+        p = copies + 2 * first + (s & 1u); /* words: the caller's record */
         for (i = 0; i < n; i++)
-            out[i] = TSC__LD64(p + i);
+            out[i] = TSC__LD64(p + 2 * i);
         TSC__READ_FENCE(); /* the words are read before the re-check */
         if (TSC__LIKELY(TSC__RLX32(seq) == s))
             return 1;
@@ -1048,10 +1147,10 @@ TSC__FN void tsc__latch_put(uint32_t *seq, uint64_t *copies, int words, const ui
     int i;
     if (next == 0)
         next = 2; /* 0 means "nothing yet"; 2 names the same copy */
-    dst = copies + (size_t)(next & 1u) * (size_t)words;
+    dst = copies + (next & 1u);
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
     for (i = 0; i < words; i++)
-        TSC__ST64(dst + i, v[i]);
+        TSC__ST64(dst + 2 * i, v[i]);
     TSC_TIMER_TEST_PUBLISH_HOOK(what);
     (void)what;
     TSC__ST32(seq, next);
@@ -2463,32 +2562,54 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
     return realtime ? tsc_now_realtime_ns() : tsc_now_ns();
 }
 
+#if !defined(TSC__OSCLOCK)
+/* A reading whose counter lies before the switch point of the copy it
+ * found (within 50 us of a resync): the line before it. */
+TSC__SLOW uint64_t tsc__clock_prev(uint64_t t, int realtime)
+{
+    uint64_t v[TSC__L_WORDS];
+    tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS);
+    return tsc__clock_line(v + (t < v[TSC__L_SWITCH] ? TSC__L_PREV : TSC__L_CUR), t) +
+           (realtime ? v[TSC__L_REAL] : 0);
+}
+#endif
+
 /* The counter is read before the latch: a reader holding the previous copy
- * took its counter before that copy's successor was published. */
+ * took its counter before that copy's successor was published. The words
+ * of the line from the switch point are loaded whatever the counter says,
+ * so the loads need not wait for it; a counter before the switch point
+ * (rare) takes the slow path. */
 TSC__FN uint64_t tsc__clock_now(int realtime)
 {
 #if defined(TSC__OSCLOCK)
     return tsc__os_ns(realtime);
 #else
-    uint64_t v[8], t, real = 0;
-    const uint64_t *p, *q;
+    uint64_t v[8], t, sw, real = 0;
+    const uint64_t *p;
     uint32_t s;
-    int i;
     if (TSC__UNLIKELY(TSC__RLX32(&tsc__g.cseq) == 0))
         return tsc__clock_first(realtime);
     t = tsc__clock_ticks();
     for (;;) {
         s = TSC__LD32(&tsc__g.cseq);
-        p = tsc__g.l[s & 1u];
-        q = p + (t < TSC__LD64(p + TSC__L_SWITCH) ? TSC__L_PREV : TSC__L_CUR);
-        for (i = 0; i < 8; i++)
-            v[i] = TSC__LD64(q + i);
+        p = &tsc__g.l[TSC__L_CUR][0] + (s & 1u);
+        sw = TSC__LD64(&tsc__g.l[TSC__L_SWITCH][0] + (s & 1u));
+        v[0] = TSC__LD64(p);
+        v[1] = TSC__LD64(p + 2);
+        v[2] = TSC__LD64(p + 4);
+        v[3] = TSC__LD64(p + 6);
+        v[4] = TSC__LD64(p + 8);
+        v[5] = TSC__LD64(p + 10);
+        v[6] = TSC__LD64(p + 12);
+        v[7] = TSC__LD64(p + 14);
         if (realtime)
-            real = TSC__LD64(p + TSC__L_REAL);
+            real = TSC__LD64(&tsc__g.l[TSC__L_REAL][0] + (s & 1u));
         TSC__READ_FENCE();
         if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) == s))
             break;
     }
+    if (TSC__UNLIKELY(t < sw))
+        return tsc__clock_prev(t, realtime);
     return tsc__clock_line(v, t) + real;
 #endif
 }
@@ -3072,6 +3193,338 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out)
     fprintf(out, "  %-16s %10s %16" PRIu64, "total", "", total);
     tsc__print_time(out, total);
     fprintf(out, " %6.1f%%\n", total ? 100.0 : 0.0);
+}
+
+/* --- microbenchmarks: implementation ----------------------------------- */
+
+#define TSC__BENCH_MIN_BATCHES 31
+
+TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name)
+{
+    if (!b)
+        return -EINVAL;
+    memset(b, 0, sizeof *b);
+    b->budget = 0.1;
+    b->reason = "";
+    if (!name) {
+        b->state = -1;
+        return -EINVAL;
+    }
+    b->name = name;
+    return 0;
+}
+
+TSC__FN int tsc_bench_set_budget(struct tsc_bench *b, double seconds)
+{
+    if (!b || b->state < 0 || !tsc__finite(seconds) || !(seconds > 0) || seconds > 3600)
+        return -EINVAL;
+    b->budget = seconds;
+    return 0;
+}
+
+/* The loop counter, made opaque at each iteration so the compiler keeps
+ * the loop as written: a decrement and a branch per run of the body. */
+TSC__FN uint64_t tsc__bench_step(uint64_t n)
+{
+    n--;
+#if defined(TSC__GNU)
+    __asm__ __volatile__("" : "+r"(n)); /* a register: no store and reload */
+#else
+    TSC_KEEP(n);
+#endif
+    return n;
+}
+
+/* v[0..n-1] sorted in place (insertion: n <= TSC_BENCH_MAX_BATCHES). */
+TSC__FN void tsc__sort_d(double *v, int n)
+{
+    int i, j;
+    double x;
+    for (i = 1; i < n; i++) {
+        x = v[i];
+        for (j = i; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* Median of v[0..n-1] (n >= 1) and, in *mad, the median absolute deviation
+ * from it. Works on a copy. */
+TSC__FN double tsc__median_mad(const double *v, int n, double *mad)
+{
+    double c[TSC_BENCH_MAX_BATCHES], med;
+    int i;
+    memcpy(c, v, (size_t)n * sizeof c[0]);
+    tsc__sort_d(c, n);
+    med = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    for (i = 0; i < n; i++)
+        c[i] = tsc__fabs(v[i] - med);
+    tsc__sort_d(c, n);
+    *mad = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    return med;
+}
+
+/* Where the loop that follows starts: a 64-byte boundary, so the body's
+ * loop and the empty one are fetched and decoded alike (on many Intel
+ * cores a branch that crosses a 32-byte boundary runs from the slow
+ * decoders: the same loop took 0.77 or 1.5 ticks per iteration by where it
+ * lay). The padding runs once per batch, before the loop. */
+#if defined(TSC__GNU)
+#define TSC__ALIGN_LOOP() __asm__ __volatile__(".p2align 6")
+#else
+#define TSC__ALIGN_LOOP() ((void)0)
+#endif
+
+/* The loop's own ticks per iteration: k batches of the same loop with an
+ * empty body, timed the same way, kept in b->loop. Out of line but not
+ * cold: a cold function's loop is laid out for size (two branches per
+ * iteration instead of one). */
+TSC__OUTLINE void tsc__bench_loop(struct tsc_bench *b, int k)
+{
+    uint64_t t0, n;
+    for (; k > 0 && b->nloop < (int)(sizeof b->loop / sizeof b->loop[0]); k--) {
+        n = b->batch; /* >= 1: the loop TSC_BENCH compiles to, rotated */
+        t0 = tsc_ticks_before();
+        TSC__ALIGN_LOOP();
+        do
+            n = tsc__bench_step(n);
+        while (n);
+        n = tsc_sub_overhead(tsc_ticks_after() - t0);
+        b->loop[b->nloop++] = (double)n / (double)b->batch;
+    }
+}
+
+TSC__FN uint64_t tsc__bench_begin(struct tsc_bench *b)
+{
+    uint64_t o;
+    if (!b || b->state < 0 || !b->name)
+        return 0;
+    (void)tsc_init(); /* nothing one-time inside the batches */
+    o = tsc_overhead_ticks();
+    b->target = 1000 * (o > 1 ? o : 1); /* overhead and resolution: 0.1 % */
+    b->batch = 1;
+    b->state = 1;
+    b->ops = b->batches = b->migrated = 0;
+    b->nloop = 0;
+    b->unstable = 0;
+    b->reason = "";
+    b->start = tsc_ticks_before();
+    b->deadline = b->start + tsc_ns_to_ticks((uint64_t)(b->budget * 1e9));
+    return 1;
+}
+
+/* A batch starts: its CPU, then the fenced read (the CPU query untimed). */
+TSC__FN uint64_t tsc__bench_batch(struct tsc_bench *b)
+{
+    b->t0 = tsc_ticks_before_cpu(&b->cpu);
+    TSC__ALIGN_LOOP();
+    return b->batch;
+}
+
+TSC__SLOW uint64_t tsc__bench_finish(struct tsc_bench *b, uint64_t t1, const char *why)
+{
+    tsc__bench_loop(b, 3);
+    b->end = t1;
+    b->state = 3;
+    if (why)
+        b->reason = why;
+    return 0;
+}
+
+/* A batch ended at t1 on cpu with n iterations left (0 unless the body
+ * left early). 1 to run another batch, 0 when done. */
+TSC__SLOW uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint32_t cpu, uint64_t n)
+{
+    uint64_t ticks = tsc_sub_overhead(t1 - b->t0);
+    double mad, med;
+    if (n != 0)
+        return tsc__bench_finish(b, t1, "the body left a batch early (break, return or goto)");
+    if (cpu != b->cpu && cpu != UINT32_MAX && b->cpu != UINT32_MAX) {
+        b->migrated++; /* a batch that changed CPU is not kept */
+        return t1 < b->deadline ? 1u : tsc__bench_finish(b, t1, TSC__NULL);
+    }
+    if (b->state == 1) { /* sizing: grow the batch until it spans the target */
+        if (ticks < b->target && b->batch < (UINT64_C(1) << 40)) {
+            b->batch = ticks > b->target / 16 ? b->batch * (b->target * 5 / 4) / ticks + 1
+                                              : b->batch * 16;
+            return t1 < b->deadline
+                       ? 1u
+                       : tsc__bench_finish(b, t1, "the budget ran out while sizing the batches");
+        }
+        /* Sizing doubles as a warm-up (caches, branch predictors, a core
+         * clock still rising): a tenth of the budget, 10 ms at most. */
+        if (t1 - b->start < (b->deadline - b->start) / 10 && t1 - b->start < tsc_ns_to_ticks(10000000))
+            return 1;
+        tsc__bench_loop(b, 3);
+        b->state = 2;
+        return 1;
+    }
+    b->per_op[b->batches++] = (double)ticks / (double)b->batch;
+    b->ops += b->batch;
+    if (b->batches % 4 == 0)
+        tsc__bench_loop(b, 1);
+    if (b->batches >= TSC_BENCH_MAX_BATCHES || t1 >= b->deadline)
+        return tsc__bench_finish(b, t1, TSC__NULL);
+    if (b->batches >= TSC__BENCH_MIN_BATCHES && b->batches % 8 == 0) {
+        med = tsc__median_mad(b->per_op, (int)b->batches, &mad);
+        if (med > 0 && mad / med <= 0.01)
+            return tsc__bench_finish(b, t1, TSC__NULL);
+    }
+    return 1;
+}
+
+TSC__FN uint64_t tsc__bench_next(struct tsc_bench *b, uint64_t n)
+{
+    uint32_t cpu;
+    uint64_t t1 = tsc_ticks_after_cpu(&cpu);
+    return tsc__bench_account(b, t1, cpu, n);
+}
+
+TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out)
+{
+    double med, mad, loop, loop_mad, first, last, x;
+    double lo;
+    int i;
+    if (!b || !out || b->state != 3 || b->batches == 0 || b->nloop < 6)
+        return -EINVAL;
+    memset(out, 0, sizeof *out);
+    med = tsc__median_mad(b->per_op, (int)b->batches, &mad);
+    loop = tsc__median_mad(b->loop, b->nloop, &loop_mad);
+    first = tsc__median_mad(b->loop, 3, &x);                /* taken before */
+    last = tsc__median_mad(b->loop + b->nloop - 3, 3, &x);  /* and after    */
+    lo = b->per_op[0];
+    for (i = 1; i < (int)b->batches; i++)
+        lo = b->per_op[i] < lo ? b->per_op[i] : lo;
+    out->raw_ticks_per_op = med;
+    out->loop_ticks_per_op = loop;
+    out->ticks_per_op = med > loop ? med - loop : 0;
+    out->min_ticks_per_op = lo > loop ? lo - loop : 0;
+    out->ns_per_op = out->ticks_per_op * 1e9 / tsc_ticks_per_second();
+    out->err_ticks_per_op = mad + loop_mad;
+    out->err_pct = out->ticks_per_op > 0 ? 100.0 * mad / out->ticks_per_op : 100.0 * mad / med;
+    if (!(out->err_pct >= 0) || !tsc__finite(out->err_pct))
+        out->err_pct = 0;
+    out->ops = b->ops;
+    out->batches = b->batches;
+    out->seconds = tsc_ticks_to_seconds(b->end - b->start);
+    out->reason = b->reason;
+    if (!*out->reason) {
+        if (b->batches < 5)
+            out->reason = "fewer than 5 batches within the budget";
+        else if (b->migrated)
+            out->reason = "batches changed CPU (dropped)";
+        else if (tsc__fabs(last - first) > 0.05 * loop + 0.02)
+            out->reason = "the loop's own cost changed during the run (core clock: turbo, throttling?)";
+        else if (out->err_pct > 5)
+            out->reason = "err% above 5";
+    }
+    out->unstable = *out->reason != '\0';
+    return 0;
+}
+
+/* A name for CSV or JSON: quotes and backslashes escaped, control
+ * characters dropped. */
+TSC__FN void tsc__put_escaped(FILE *out, const char *s, int json)
+{
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20)
+            continue;
+        if (*s == '"')
+            fputs(json ? "\\\"" : "\"\"", out);
+        else if (*s == '\\' && json)
+            fputs("\\\\", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, double base)
+{
+    struct tsc_bench_result r;
+    const char *name = b && b->name ? b->name : "(none)";
+    if (tsc_bench_result(b, &r) != 0) {
+        memset(&r, 0, sizeof r);
+        r.unstable = 1;
+        r.reason = "not run";
+    }
+    if (format == TSC_BENCH_CSV) {
+        fputc('"', out);
+        tsc__put_escaped(out, name, 0);
+        fprintf(out, "\",%.6g,%.6g,%.3f,%.6g,%.6g,%" PRIu64 ",%" PRIu64 ",%.6f,%d,\"",
+                r.ns_per_op, r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct,
+                r.ticks_per_op, r.min_ticks_per_op, r.ops, r.batches, r.seconds, r.unstable);
+        tsc__put_escaped(out, r.reason, 0);
+        fputs("\"\n", out);
+    } else if (format == TSC_BENCH_JSON) {
+        fputs("{\"name\": \"", out);
+        tsc__put_escaped(out, name, 1);
+        fprintf(out, "\", \"ns_per_op\": %.6g, \"op_per_s\": %.6g, \"err_pct\": %.3f, "
+                "\"ticks_per_op\": %.6g, \"min_ticks_per_op\": %.6g, \"raw_ticks_per_op\": %.6g, "
+                "\"loop_ticks_per_op\": %.6g, \"ops\": %" PRIu64 ", \"batches\": %" PRIu64
+                ", \"seconds\": %.6f, \"unstable\": %s, \"reason\": \"",
+                r.ns_per_op, r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct,
+                r.ticks_per_op, r.min_ticks_per_op, r.raw_ticks_per_op, r.loop_ticks_per_op, r.ops,
+                r.batches, r.seconds, r.unstable ? "true" : "false");
+        tsc__put_escaped(out, r.reason, 1);
+        fputs("\"}", out);
+    } else {
+        fprintf(out, "| %10.3f | %14.0f | %5.1f%% | %9.2f | ", r.ns_per_op,
+                r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct, r.ticks_per_op);
+        if (base > 0)
+            fprintf(out, "%6.1f%% | ", 100.0 * r.ns_per_op / base);
+        else
+            fputs("     - | ", out);
+        fprintf(out, "%s%s%s%s |\n", name, r.unstable ? " (unstable: " : "", r.unstable ? r.reason : "",
+                r.unstable ? ")" : "");
+    }
+}
+
+TSC__FN void tsc__bench_header(FILE *out)
+{
+    fputs("|      ns/op |           op/s |   err% |  ticks/op |     rel | benchmark |\n"
+          "|-----------:|---------------:|-------:|----------:|--------:|:----------|\n", out);
+}
+
+TSC__FN void tsc_bench_print(const struct tsc_bench *b, FILE *out)
+{
+    struct tsc_bench_result r;
+    double base;
+    if (!out)
+        return;
+    if (tsc__cas32(&tsc__g.bench_rows, 0, 1))
+        tsc__bench_header(out);
+    /* The first row printed is the base of rel (none where it took 0 ns). */
+    if (tsc__cas32(&tsc__g.bench_rows, 1, 2) && tsc_bench_result(b, &r) == 0)
+        TSC__ST64(&tsc__g.bench_base, tsc__dbits(r.ns_per_op));
+    base = tsc__bitsd(TSC__LD64(&tsc__g.bench_base));
+    tsc__bench_row(b, out, TSC_BENCH_MARKDOWN, base);
+}
+
+TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, int format)
+{
+    struct tsc_bench_result r;
+    double base = 0;
+    int i;
+    if (!b || !out || n < 0 || format < TSC_BENCH_MARKDOWN || format > TSC_BENCH_JSON)
+        return -EINVAL;
+    if (format == TSC_BENCH_MARKDOWN) {
+        tsc__bench_header(out);
+        if (n > 0 && tsc_bench_result(b[0], &r) == 0)
+            base = r.ns_per_op;
+    } else if (format == TSC_BENCH_CSV) {
+        fputs("name,ns_per_op,op_per_s,err_pct,ticks_per_op,min_ticks_per_op,ops,batches,"
+              "seconds,unstable,reason\n", out);
+    } else {
+        fputs("[", out);
+    }
+    for (i = 0; i < n; i++) {
+        if (format == TSC_BENCH_JSON)
+            fputs(i ? ",\n " : "\n ", out);
+        tsc__bench_row(b[i], out, format, base);
+    }
+    if (format == TSC_BENCH_JSON)
+        fputs("\n]\n", out);
+    return 0;
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Proves the ARMv7 CNTVCT path: qemu-user never opens CNTVCT to user space
+# (no HWCAP_EVTSTRM, the header then uses the OS clock), so boot Debian's
+# armmp kernel under qemu-system-arm (-M virt -cpu cortex-a15) with an
+# initramfs whose /init (ci/armv7-init.c, static) checks HWCAP_EVTSTRM and
+# tsc_counter_name() == "ARMv7 CNTVCT", runs the static armhf test programs
+# and powers off. Fails unless each test exits 0 on the CNTVCT path.
+# Usage: ci/armv7-system.sh [TEST...]   (default: the list below)
+# Needs ci/install.sh's armhf cross gcc; installs qemu-system-arm and cpio if
+# missing. The kernel .deb is cached in build-ci/armv7-sys/.
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+w=$root/build-ci/armv7-sys
+# The programs of ci/cross.sh armhf's build where it ran (same toolchain file
+# and options, so nothing to rebuild), else a build of our own.
+b=$root/build-ci/armhf
+[ -f "$b/CMakeCache.txt" ] || b=$w/build
+tests=${*:-test_core test_clock test_stats test_latch test_bench test_robust test_once test_two_units test_fast_math test_two_versions multi_include_plain}
+mkdir -p "$w"
+
+missing=""
+command -v qemu-system-arm >/dev/null 2>&1 || missing="$missing qemu-system-arm"
+command -v cpio >/dev/null 2>&1 || missing="$missing cpio"
+if [ -n "$missing" ]; then
+    s=""; [ "$(id -u)" = 0 ] || s=sudo
+    $s apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# --- the kernel: Debian's armmp, from a private armhf apt state -----------
+deb=$(ls "$w"/linux-image-*-armmp_*_armhf.deb 2>/dev/null | tail -1 || true)
+if [ -z "$deb" ]; then
+    a=$w/apt
+    rm -rf "$a"; mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/sources" "$a/prefs"
+    : >"$a/status"
+    # The machine's own binary package entries (deb822 stanzas of Types:
+    # deb, one-line "deb" lists), for armhf.
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] && awk 'BEGIN { RS = ""; ORS = "\n\n" }
+            /(^|\n)Types:([ \t]+[^ \t\n]+)*[ \t]+deb([ \t]|\n|$)/ {
+                sub(/Types:[^\n]*/, "Types: deb"); print }' "$f" >>"$a/sources/machine.sources"
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] && grep '^deb ' "$f" >>"$a/sources/machine.list" || true
+    done
+    set -- -o APT::Architecture=armhf -o APT::Architectures=armhf \
+        -o Dir::State::Lists="$a/lists" -o Dir::State::status="$a/status" \
+        -o Dir::Cache="$a/cache" -o Dir::Etc::SourceList=/dev/null \
+        -o Dir::Etc::SourceParts="$a/sources" -o Dir::Etc::Preferences=/dev/null \
+        -o Dir::Etc::PreferencesParts="$a/prefs" -o Acquire::Languages=none \
+        -o APT::Sandbox::User=root -q
+    apt-get "$@" update >"$a/update.log" 2>&1 || { cat "$a/update.log"; exit 1; }
+    # linux-image-armmp depends on the current linux-image-<abi>-armmp.
+    pkg=$(apt-cache "$@" depends linux-image-armmp | sed -n 's/^ *Depends: \(linux-image-[^ ]*-armmp\)$/\1/p' | head -1)
+    [ -n "$pkg" ] || { echo "armv7-system: no linux-image-*-armmp for armhf in the apt lists" >&2; exit 1; }
+    (cd "$w" && apt-get "$@" download "$pkg" >"$a/download.log" 2>&1) || { cat "$a/download.log"; exit 1; }
+    rm -rf "$a"
+    deb=$(ls "$w"/linux-image-*-armmp_*_armhf.deb | tail -1)
+    rm -rf "$w/kernel"
+fi
+if [ ! -d "$w/kernel" ]; then
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$w" --wildcards './boot/vmlinuz-*'
+    mkdir -p "$w/kernel"; mv "$w"/boot/vmlinuz-* "$w/kernel/vmlinuz"; rmdir "$w/boot"
+fi
+echo "armv7-system: kernel $(basename "$deb")"
+
+# --- the test programs and /init, static armhf ---------------------------
+ci/build-cmocka.sh armhf
+[ -f "$b/CMakeCache.txt" ] || cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$root/ci/toolchains/armhf.cmake" \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+      -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
+    { cat "$b.configure.log"; exit 1; }
+cmake --build "$b" -j2 --target $tests
+r=$w/initramfs
+rm -rf "$r"; mkdir -p "$r/tests" "$r/dev" "$r/proc" "$r/tmp"
+arm-linux-gnueabihf-gcc -static -O2 -Wall -Wextra -Werror -Iinclude -o "$r/init" \
+    ci/armv7-init.c -lm -pthread
+list=""
+for t in $tests; do
+    arm-linux-gnueabihf-strip -o "$r/tests/$t" "$b/tests/$t"
+    list=${list:+$list,}$t
+done
+(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$w/initramfs.cpio.gz"
+
+# --- boot ----------------------------------------------------------------
+log=$w/console.log
+smp=$(nproc); [ "$smp" -le 4 ] || smp=4
+set +e
+timeout 300 qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -smp "$smp" -m 512 \
+    -accel tcg,thread=multi -nographic -nic none -no-reboot -monitor none -serial stdio \
+    -kernel "$w/kernel/vmlinuz" -initrd "$w/initramfs.cpio.gz" \
+    -append "console=ttyAMA0 quiet panic=-1 tsc_tests=$list" </dev/null >"$log" 2>&1
+rc=$?
+set -e
+tr -d '\r' <"$log" >"$log.txt"
+grep -a 'TSC-ARMV7: \(hwcap\|test\|done\)' "$log.txt" || true
+fail=""
+[ $rc -eq 0 ] || fail="qemu exited $rc (124: timed out)"
+grep -aq '^TSC-ARMV7: hwcap=.* evtstrm=1 counter="ARMv7 CNTVCT" .* cntvct_advances=1$' "$log.txt" ||
+    fail="$fail; not on the CNTVCT path (HWCAP_EVTSTRM, counter name)"
+for t in $tests; do
+    grep -aq "^TSC-ARMV7: test $t exit=0 " "$log.txt" || fail="$fail; $t did not pass"
+done
+grep -aq '^TSC-ARMV7: done' "$log.txt" || fail="$fail; no 'done' line"
+if [ -n "$fail" ]; then
+    echo "---- console (last 150 lines of $log.txt) ----"; tail -n 150 "$log.txt"
+    echo "armv7-system: FAILED: ${fail#; }" >&2
+    exit 1
+fi
+echo "armv7-system: every test passed on ARMv7 CNTVCT ($log.txt)"

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* TSC_BENCH: microbenchmarks below the timer's resolution. Every assertion
+ * holds on a loaded machine: orderings between costs a factor of two apart,
+ * agreement within the run's own stated error, budgets within 2x. */
+#include "tsc_test.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* n dependent 64-bit adds (x86 and AArch64 inline asm; elsewhere plain C
+ * kept from folding by TSC_KEEP on each step). */
+static uint64_t adds(uint64_t x, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+#if defined(__x86_64__)
+        __asm__ __volatile__("add $1, %0" : "+r"(x));
+#elif defined(__aarch64__)
+        __asm__ __volatile__("add %0, %0, #1" : "+r"(x));
+#else
+        x += 1;
+        TSC_KEEP(x);
+#endif
+    }
+    return x;
+}
+
+static double bench_adds(int k, const char *name, struct tsc_bench *b)
+{
+    struct tsc_bench_result r;
+    uint64_t v = 1;
+    EXPECT(tsc_bench_init(b, name) == 0, "tsc_bench_init failed");
+    if (k == 16) {
+        TSC_BENCH(b) { v = adds(v, 16); }
+    } else {
+        TSC_BENCH(b) { v = adds(v, 32); }
+    }
+    TSC_KEEP(v);
+    EXPECT(tsc_bench_result(b, &r) == 0, "no result for %s", name);
+    print_message("%s: %.2f ticks/op (raw %.2f, loop %.2f), err %.1f%%, %llu batches, %.1f ms%s%s\n",
+                  name, r.ticks_per_op, r.raw_ticks_per_op, r.loop_ticks_per_op, r.err_pct,
+                  (unsigned long long)r.batches, r.seconds * 1e3, r.unstable ? ", unstable: " : "",
+                  r.reason);
+    return r.ticks_per_op;
+}
+
+static void test_32_dependent_adds_cost_more_than_16(void **state)
+{
+    static struct tsc_bench b16, b32;
+    double t16, t32;
+    (void)state;
+    tsc_init();
+    t16 = bench_adds(16, "16 adds", &b16);
+    t32 = bench_adds(32, "32 adds", &b32);
+    EXPECT(t32 > t16, "32 dependent adds measured %.2f ticks, 16 measured %.2f", t32, t16);
+}
+
+static void test_empty_body_costs_zero_within_the_stated_error(void **state)
+{
+    static struct tsc_bench b;
+    struct tsc_bench_result r;
+    (void)state;
+    EXPECT(tsc_bench_init(&b, "empty") == 0, "tsc_bench_init failed");
+    TSC_BENCH(&b) {
+    }
+    EXPECT(tsc_bench_result(&b, &r) == 0, "no result");
+    print_message("empty body: %.3f ticks/op net (raw %.3f, loop %.3f), stated error %.3f ticks\n",
+                  r.ticks_per_op, r.raw_ticks_per_op, r.loop_ticks_per_op, r.err_ticks_per_op);
+    /* An emulator translates the body's loop and the library's empty one
+     * separately, so their costs differ by the translation, not the CPU:
+     * nothing to assert there (CI sets TSC_TEST_EMULATED under qemu). */
+    if (getenv("TSC_TEST_EMULATED")) {
+        print_message("emulated: the comparison is not asserted\n");
+        skip();
+    }
+    EXPECT(r.ticks_per_op >= 0 && r.ticks_per_op <= r.err_ticks_per_op,
+           "an empty body measured %.3f ticks per op, beyond its stated error %.3f",
+           r.ticks_per_op, r.err_ticks_per_op);
+}
+
+/* A body of ~2 ms and a budget of 30 ms: the run ends within 2x. */
+static void test_time_budget_is_respected_within_2x(void **state)
+{
+    static struct tsc_bench b;
+    struct tsc_bench_result r;
+    uint64_t spin = tsc_ns_to_ticks(2000000), t0, w0, w1;
+    (void)state;
+    EXPECT(tsc_bench_init(&b, "2 ms body") == 0 && tsc_bench_set_budget(&b, 0.03) == 0,
+           "init or budget failed");
+    w0 = tsc_ticks_before();
+    TSC_BENCH(&b) {
+        t0 = tsc_ticks_before();
+        while (tsc_ticks_after() - t0 < spin)
+            ;
+    }
+    w1 = tsc_ticks_after();
+    EXPECT(tsc_bench_result(&b, &r) == 0, "no result");
+    print_message("budget 30 ms: the run took %.1f ms (%.1f ms by its own count), %llu batches\n",
+                  tsc_ticks_to_seconds(w1 - w0) * 1e3, r.seconds * 1e3,
+                  (unsigned long long)r.batches);
+    EXPECT(tsc_ticks_to_seconds(w1 - w0) <= 0.06, "a 30 ms budget took %.1f ms",
+           tsc_ticks_to_seconds(w1 - w0) * 1e3);
+    EXPECT(r.batches >= 1 && r.ops >= r.batches, "%llu batches, %llu ops",
+           (unsigned long long)r.batches, (unsigned long long)r.ops);
+}
+
+static void test_results_report_samples_and_consistent_units(void **state)
+{
+    static struct tsc_bench b;
+    struct tsc_bench_result r;
+    uint64_t v = 7;
+    (void)state;
+    tsc_bench_init(&b, "8 adds");
+    TSC_BENCH(&b) { v = adds(v, 8); }
+    TSC_KEEP(v);
+    EXPECT(tsc_bench_result(&b, &r) == 0, "no result");
+    EXPECT(r.batches > 0 && r.ops >= r.batches && r.seconds > 0, "%llu batches, %llu ops, %g s",
+           (unsigned long long)r.batches, (unsigned long long)r.ops, r.seconds);
+    EXPECT(r.min_ticks_per_op <= r.ticks_per_op + 1e-9, "min %.3f above median %.3f",
+           r.min_ticks_per_op, r.ticks_per_op);
+    EXPECT(r.raw_ticks_per_op >= r.ticks_per_op - 1e-9, "net above raw");
+    EXPECT(fabs(r.ns_per_op - r.ticks_per_op * 1e9 / tsc_ticks_per_second()) <= 1e-9 * r.ns_per_op + 1e-12,
+           "ns %.4f and ticks %.4f per op disagree", r.ns_per_op, r.ticks_per_op);
+    EXPECT(r.err_pct >= 0 && r.reason != NULL && (r.unstable != 0) == (r.reason[0] != 0),
+           "err %g, unstable %d, reason '%s'", r.err_pct, r.unstable, r.reason);
+}
+
+static void test_bad_input_is_refused(void **state)
+{
+    static struct tsc_bench b;
+    struct tsc_bench_result r;
+    int runs = 0;
+    (void)state;
+    EXPECT(tsc_bench_init(NULL, "x") == -EINVAL, "a NULL bench was accepted");
+    EXPECT(tsc_bench_init(&b, NULL) == -EINVAL, "a NULL name was accepted");
+    TSC_BENCH(&b) { runs++; }
+    EXPECT(runs == 0, "a bench without a name ran its body %d times", runs);
+    EXPECT(tsc_bench_result(&b, &r) == -EINVAL, "a bench that never ran has a result");
+    EXPECT(tsc_bench_init(&b, "ok") == 0, "init failed");
+    EXPECT(tsc_bench_set_budget(&b, 0) == -EINVAL && tsc_bench_set_budget(&b, -1) == -EINVAL &&
+               tsc_bench_set_budget(&b, 1e9) == -EINVAL && b.budget == 0.1,
+           "a zero, negative or huge budget was accepted (%g)", b.budget);
+    EXPECT(tsc_bench_result(&b, &r) == -EINVAL, "a result before any run");
+    EXPECT(tsc_bench_write(NULL, 1, stdout, TSC_BENCH_JSON) == -EINVAL, "NULL list accepted");
+    EXPECT(tsc_bench_write((const struct tsc_bench *const *)&b, 1, NULL, 0) == -EINVAL,
+           "NULL stream accepted");
+}
+
+/* --- a minimal JSON parser: enough to prove the writer's output is JSON */
+
+static const char *js_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
+}
+static const char *js_value(const char *p, int *objects);
+static const char *js_string(const char *p)
+{
+    if (*p++ != '"')
+        return NULL;
+    while (*p && *p != '"') {
+        if ((unsigned char)*p < 0x20)
+            return NULL;
+        if (*p == '\\') {
+            p++;
+            if (!strchr("\"\\/bfnrtu", *p))
+                return NULL;
+        }
+        p++;
+    }
+    return *p == '"' ? p + 1 : NULL;
+}
+static const char *js_value(const char *p, int *objects)
+{
+    p = js_ws(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        if (*p == '{')
+            (*objects)++;
+        p = js_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = js_string(js_ws(p));
+                if (!p || *(p = js_ws(p)) != ':')
+                    return NULL;
+                p++;
+            }
+            p = js_value(p, objects);
+            if (!p)
+                return NULL;
+            p = js_ws(p);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p == close ? p + 1 : NULL;
+        }
+    }
+    if (*p == '"')
+        return js_string(p);
+    if (!strncmp(p, "true", 4))
+        return p + 4;
+    if (!strncmp(p, "false", 5))
+        return p + 5;
+    if (!strncmp(p, "null", 4))
+        return p + 4;
+    {
+        char *end;
+        (void)strtod(p, &end);
+        return end > p && (*p == '-' || (*p >= '0' && *p <= '9')) ? end : NULL;
+    }
+}
+
+static size_t capture(const struct tsc_bench *const *b, int n, int format, char *buf, size_t size)
+{
+    FILE *f = tmpfile();
+    size_t len;
+    EXPECT(f != NULL, "tmpfile failed");
+    EXPECT(tsc_bench_write(b, n, f, format) == 0, "tsc_bench_write failed");
+    rewind(f);
+    len = fread(buf, 1, size - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+    return len;
+}
+
+static void test_writers_produce_markdown_csv_and_json(void **state)
+{
+    static struct tsc_bench a, q;
+    static char buf[8192];
+    const struct tsc_bench *list[2] = {&a, &q};
+    const char *p, *line;
+    int objects = 0, rows = 0, bars, fields, quoted;
+    uint64_t v = 3;
+    (void)state;
+    tsc_bench_init(&a, "4 adds");
+    TSC_BENCH(&a) { v = adds(v, 4); }
+    tsc_bench_init(&q, "a \"quoted\", \\name\\");
+    TSC_BENCH(&q) { v = adds(v, 8); }
+    TSC_KEEP(v);
+
+    capture(list, 2, TSC_BENCH_JSON, buf, sizeof buf);
+    p = js_value(buf, &objects);
+    EXPECT(p && *js_ws(p) == '\0', "not JSON:\n%s", buf);
+    EXPECT(objects == 2, "%d objects in the JSON, expected 2:\n%s", objects, buf);
+    EXPECT(strstr(buf, "\"name\": \"a \\\"quoted\\\", \\\\name\\\\\"") != NULL,
+           "the name is not escaped:\n%s", buf);
+    EXPECT(strstr(buf, "\"ns_per_op\"") && strstr(buf, "\"err_pct\"") && strstr(buf, "\"ops\"") &&
+               strstr(buf, "\"unstable\""),
+           "fields missing:\n%s", buf);
+
+    capture(list, 2, TSC_BENCH_CSV, buf, sizeof buf);
+    for (line = buf; *line; line = strchr(line, '\n') + 1) {
+        fields = 1;
+        quoted = 0;
+        for (p = line; *p && *p != '\n'; p++) {
+            if (*p == '"')
+                quoted = !quoted;
+            else if (*p == ',' && !quoted)
+                fields++;
+        }
+        EXPECT(fields == 11 && !quoted, "CSV line with %d fields (expected 11):\n%s", fields, buf);
+        rows++;
+        if (!strchr(line, '\n'))
+            break;
+    }
+    EXPECT(rows == 3, "%d CSV lines, expected a header and 2 rows:\n%s", rows, buf);
+
+    capture(list, 2, TSC_BENCH_MARKDOWN, buf, sizeof buf);
+    rows = 0;
+    for (line = buf; *line; line = strchr(line, '\n') + 1) {
+        for (bars = 0, p = line; *p && *p != '\n'; p++)
+            bars += *p == '|';
+        EXPECT(bars == 7, "markdown line with %d bars (expected 7):\n%s", bars, buf);
+        rows++;
+        if (!strchr(line, '\n'))
+            break;
+    }
+    EXPECT(rows == 4 && strstr(buf, "100.0%") != NULL,
+           "%d markdown lines (expected header, rule, 2 rows) or no 100%% base:\n%s", rows, buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_32_dependent_adds_cost_more_than_16),
+        cmocka_unit_test(test_empty_body_costs_zero_within_the_stated_error),
+        cmocka_unit_test(test_time_budget_is_respected_within_2x),
+        cmocka_unit_test(test_results_report_samples_and_consistent_units),
+        cmocka_unit_test(test_bad_input_is_refused),
+        cmocka_unit_test(test_writers_produce_markdown_csv_and_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
