@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The classic first use: time a 4-element dot product. It takes a few
- * cycles, less than the two counter reads around it, so one sample is
- * mostly the timer itself. The honest answer: the best of many samples,
- * less the cost of an empty region, and a loop of many dot products. */
+/* The classic first use: what does a 4-element dot product cost? One call
+ * takes a few cycles, less than the two counter reads around it, so one
+ * timed call is mostly the timer itself (shown first). TSC_BENCH answers
+ * the question instead: it runs the call in batches long enough for the
+ * timer to vanish, subtracts its own loop, and states the error. */
 #include <stdio.h>
 #include "tsc_timer.h"
 
@@ -15,60 +16,49 @@ static double dot(const double *x, const double *y)
 
 int main(void)
 {
-    static struct tsc_stats st;
-    enum { SAMPLES = 10000, LOOP = 1000 };
-    uint64_t over, best, loop_ticks;
+    static struct tsc_bench one, four;
+    struct tsc_bench_result r;
+    const struct tsc_bench *both[2];
     const double *x = a, *y = b;
-    double r = 0, sum = 0;
-    int i;
+    double d = 0, e = 0;
 
     tsc_init(); /* all one-time work now, not inside a measurement */
-    over = tsc_overhead_ticks();
     {
         /* TSC_KEEP: the compiler may not know x and y before the start
-         * (or it would compute 70 at compile time), and must have r
+         * (or it would compute 70 at compile time), and must have d
          * before the end (or it could sink the work past it). */
-        TSC_START(one_dot_product);
+        TSC_START(one_timed_call);
         TSC_KEEP(x);
         TSC_KEEP(y);
-        r = dot(x, y);
-        TSC_KEEP(r);
-        TSC_END_LOG(one_dot_product, stdout);
+        d = dot(x, y);
+        TSC_KEEP(d);
+        TSC_END_LOG(one_timed_call, stdout);
     }
-    printf("dot product = %.1f\n", r);
+    printf("an empty region costs %llu ticks: one call is below the timer's resolution\n\n",
+           (unsigned long long)tsc_overhead_ticks());
 
-    tsc_stats_init(&st);
-    for (i = 0; i < SAMPLES; i++) {
-        TSC_START(t);
+    tsc_bench_init(&one, "dot4");
+    TSC_BENCH(&one) {
         TSC_KEEP(x);
         TSC_KEEP(y);
-        r = dot(x, y);
-        TSC_KEEP(r);
-        TSC_END(t, &st);
+        d = dot(x, y);
+        TSC_KEEP(d);
     }
-    best = tsc_stats_min(&st);
-    printf("best of %d samples: %llu ticks; an empty region costs %llu ticks\n", SAMPLES,
-           (unsigned long long)best, (unsigned long long)over);
-    printf("so one dot product takes about %llu ticks = %llu ns (best minus overhead)\n",
-           (unsigned long long)tsc_sub_overhead(best),
-           (unsigned long long)tsc_ticks_to_ns(tsc_sub_overhead(best)));
+    tsc_bench_init(&four, "dot4, 4 in a row");
+    TSC_BENCH(&four) {
+        TSC_KEEP(x);
+        e = dot(x, y) + dot(y, x) + dot(x, x) + dot(y, y);
+        TSC_KEEP(e);
+    }
+    both[0] = &one;
+    both[1] = &four;
+    tsc_bench_write(both, 2, stdout, TSC_BENCH_MARKDOWN);
 
-    {
-        TSC_START(t);
-        for (i = 0; i < LOOP; i++) {
-            TSC_KEEP(x); /* a fresh load each time: no hoisting out of the loop */
-            sum += dot(x, y);
-        }
-        TSC_KEEP(sum);
-        loop_ticks = tsc_sub_overhead(tsc_ticks_after() - t);
-    }
-    printf("%d in a loop: %.2f ticks = %.2f ns each\n", LOOP, (double)loop_ticks / LOOP,
-           tsc_ticks_to_seconds(loop_ticks) * 1e9 / LOOP);
-    if (tsc_sub_overhead(best) < over)
-        printf("a single dot product is below what one measurement resolves "
-               "(the timer costs %llu ticks): time many in a loop\n",
-               (unsigned long long)over);
-    if (r != 70.0 || sum != 70.0 * LOOP) {
+    tsc_bench_result(&one, &r);
+    printf("\ndot4: %.2f ns per call +- %.1f%% (%.2f ticks; %llu calls in %llu batches, %.0f ms)\n",
+           r.ns_per_op, r.err_pct, r.ticks_per_op, (unsigned long long)r.ops,
+           (unsigned long long)r.batches, r.seconds * 1e3);
+    if (d != 70.0 || e != 70.0 + 70.0 + 30.0 + 174.0) {
         printf("error: wrong dot product\n");
         return 1;
     }
