@@ -7,18 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* n dependent 64-bit adds (x86 and AArch64 inline asm; elsewhere plain C
- * kept from folding by TSC_KEEP on each step). */
+/* n dependent 64-bit adds, x += x (x86 and AArch64 inline asm; elsewhere
+ * plain C kept from folding by TSC_KEEP on each step). Not `add $1`:
+ * recent Intel cores fold chains of immediate adds at rename. */
 static uint64_t adds(uint64_t x, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
 #if defined(__x86_64__)
-        __asm__ __volatile__("add $1, %0" : "+r"(x));
+        __asm__ __volatile__("add %0, %0" : "+r"(x));
 #elif defined(__aarch64__)
-        __asm__ __volatile__("add %0, %0, #1" : "+r"(x));
+        __asm__ __volatile__("add %0, %0, %0" : "+r"(x));
 #else
-        x += 1;
+        x += x;
         TSC_KEEP(x);
 #endif
     }

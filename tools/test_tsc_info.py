@@ -132,7 +132,14 @@ class Report(unittest.TestCase):
         fr = self.r["frequency"]
         self.keys(fr, ["calibrated_hz", "uncertainty_ppm", "calibration_seconds", "method",
                        "samples", "bracket_ticks", "architectural", "cpuid_15_hz",
-                       "cpuid_16_hz", "hypervisor_hz", "architectural_hz"], "frequency")
+                       "cpuid_16_hz", "hypervisor_hz", "architectural_hz",
+                       "core_clock_estimate_hz", "core_clock_estimate_err_pct"], "frequency")
+        self.is_num(fr["core_clock_estimate_hz"], "frequency.core_clock_estimate_hz", nullable=True)
+        self.is_num(fr["core_clock_estimate_err_pct"], "frequency.core_clock_estimate_err_pct")
+        if fr["core_clock_estimate_hz"] is not None:
+            # a core between 100 MHz and 10 GHz: a chain of adds cannot run faster
+            self.assertTrue(1e8 < fr["core_clock_estimate_hz"] < 1e10,
+                            "core clock estimate %r Hz" % fr["core_clock_estimate_hz"])
         self.is_num(fr["calibrated_hz"], "frequency.calibrated_hz", positive=True)
         self.is_num(fr["uncertainty_ppm"], "frequency.uncertainty_ppm")
         self.assertGreaterEqual(fr["uncertainty_ppm"], 0)
