@@ -1126,9 +1126,15 @@ TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int word
     (void)words;
     for (;;) {
         s = TSC__LD32(seq);
-        if (TSC__UNLIKELY(s == 0))
-            return 0;
-        p = copies + 2 * first + (s & 1u); /* words: the caller's record */
+        /* A branch on the copy, not an address computed from the counter:
+         * predicted, the loads need not wait for the counter's. */
+        if (TSC__LIKELY(s & 1u)) {
+            p = copies + 2 * first + 1;
+        } else {
+            if (TSC__UNLIKELY(s == 0))
+                return 0;
+            p = copies + 2 * first;
+        }
         for (i = 0; i < n; i++)
             out[i] = TSC__LD64(p + 2 * i);
         TSC__READ_FENCE(); /* the words are read before the re-check */
@@ -2592,8 +2598,11 @@ TSC__FN uint64_t tsc__clock_now(int realtime)
     t = tsc__clock_ticks();
     for (;;) {
         s = TSC__LD32(&tsc__g.cseq);
-        p = &tsc__g.l[TSC__L_CUR][0] + (s & 1u);
-        sw = TSC__LD64(&tsc__g.l[TSC__L_SWITCH][0] + (s & 1u));
+        /* A branch on the copy (see tsc__latch_get), so the loads need not
+         * wait for the counter's. */
+        p = TSC__LIKELY(s & 1u) ? &tsc__g.l[0][1] : &tsc__g.l[0][0];
+        sw = TSC__LD64(p + 2 * TSC__L_SWITCH);
+        p += 2 * TSC__L_CUR;
         v[0] = TSC__LD64(p);
         v[1] = TSC__LD64(p + 2);
         v[2] = TSC__LD64(p + 4);
@@ -2603,7 +2612,7 @@ TSC__FN uint64_t tsc__clock_now(int realtime)
         v[6] = TSC__LD64(p + 12);
         v[7] = TSC__LD64(p + 14);
         if (realtime)
-            real = TSC__LD64(&tsc__g.l[TSC__L_REAL][0] + (s & 1u));
+            real = TSC__LD64(p - 2 * TSC__L_CUR + 2 * TSC__L_REAL);
         TSC__READ_FENCE();
         if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) == s))
             break;
