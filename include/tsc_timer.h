@@ -1039,7 +1039,8 @@ TSC__FN uint64_t tsc__os_ns(int realtime)
 }
 
 /* The clock a measured frequency is calibrated against, in its own units,
- * and their rate. */
+ * and their rate: also the counter where the mode says the OS clock (ns;
+ * QPC ticks on Windows, whose frequency is then the exact QPF). */
 TSC__FN uint64_t tsc__ref_read(void)
 {
 #if defined(TSC__WINDOWS)
@@ -1406,17 +1407,6 @@ TSC__FN uint32_t tsc__mode(void)
     return TSC__LIKELY(m != TSC__MODE_UNKNOWN) ? m : tsc__detect_mode();
 }
 
-/* Where the mode says the OS clock: its own units (ns; QPC ticks on
- * Windows, whose frequency is then the exact QPF). */
-TSC__FN uint64_t tsc__os_counter(void)
-{
-#if defined(TSC__WINDOWS)
-    return tsc__qpc();
-#else
-    return tsc__os_ns(0);
-#endif
-}
-
 #if !defined(TSC__OSCLOCK)
 TSC__SLOW uint64_t tsc__before_slow(void)
 {
@@ -1430,7 +1420,7 @@ TSC__SLOW uint64_t tsc__before_slow(void)
         return tsc__rdtsc_cpuid();
 #endif
     if (m == TSC__MODE_OS)
-        return tsc__os_counter();
+        return tsc__ref_read();
     return tsc__native_read();
 }
 #endif
@@ -1466,7 +1456,7 @@ TSC__SLOW uint64_t tsc__after_slow(uint32_t *cpu)
     else
 #endif
     if (m == TSC__MODE_OS)
-        t = tsc__os_counter();
+        t = tsc__ref_read();
     else
         t = tsc__native_read();
     if (cpu) {
@@ -1489,7 +1479,7 @@ TSC__FN uint64_t tsc_ticks_before(void)
         return tsc__rdtsc_fenced();
     return tsc__before_slow();
 #elif defined(TSC__OSCLOCK)
-    return tsc__os_counter();
+    return tsc__ref_read();
 #else
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE)) {
         uint64_t t = tsc__native_read();
@@ -1513,7 +1503,7 @@ TSC__FN uint64_t tsc_ticks_after(void)
         return tsc__rdtsc_fenced();
     return tsc__after_slow((uint32_t *)TSC__NULL);
 #elif defined(TSC__OSCLOCK)
-    return tsc__os_counter();
+    return tsc__ref_read();
 #else
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
         return tsc__native_read();
