@@ -456,7 +456,10 @@ struct tsc_bench_result {
     double err_pct;          /* median absolute % deviation of the batches  */
     double err_ticks_per_op; /* the bound on ticks_per_op: the median
                                 absolute deviations of the batches and of
-                                the empty-body batches, added             */
+                                the empty-body batches, and per batch two
+                                ticks and twice the timer's overhead (the
+                                two loops' fixed costs, their fenced reads
+                                and exits, agree only that well), added   */
     double min_ticks_per_op; /* the fastest batch, loop cost subtracted     */
     double raw_ticks_per_op; /* median, loop cost not subtracted            */
     double loop_ticks_per_op;/* the loop's own cost that was subtracted     */
@@ -731,10 +734,12 @@ TSC__FN double tsc__bitsd(uint64_t u)
     memcpy(&d, &u, sizeof d);
     return d;
 }
-/* 1 for a finite double, tested on its bits: -ffast-math folds x != x. */
+/* 1 for a finite double, tested on its bits: -ffast-math folds x != x,
+ * and newer compilers fold the bit test too unless the bits are volatile. */
 TSC__FN int tsc__finite(double d)
 {
-    return ((tsc__dbits(d) >> 52) & 0x7FFu) != 0x7FFu;
+    volatile uint64_t u = tsc__dbits(d);
+    return ((u >> 52) & 0x7FFu) != 0x7FFu;
 }
 #define TSC__2P64 18446744073709551616.0 /* 2^64, exact */
 TSC__FN double tsc__fabs(double x) { return x < 0 ? -x : x; }
@@ -975,7 +980,13 @@ __attribute__((aligned(64))) /* cache lines of its own */
 #else
 #define TSC__SHARED __attribute__((weak))
 #endif
+/* (mingw gcc drops selectany from a definition that follows a plain extern
+ * declaration, and the linker then sees one definition per unit) */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__MINGW32__) || defined(__CYGWIN__))
+extern TSC__SHARED struct tsc__state tsc__g;
+#else
 extern struct tsc__state tsc__g;
+#endif
 #if defined(_MSC_VER) && !defined(__clang__)
 __declspec(align(64))
 #endif
@@ -1114,6 +1125,18 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
 
 /* --- the latch: readers never wait ------------------------------------- */
 
+/* A latch counter's top bit marks a publication announced but not yet made
+ * (the clock's: tsc_clock_resync); the other 31 bits count publications,
+ * and their lowest names the copy in force. 0 means nothing published. */
+#define TSC__PENDING 0x80000000u
+/* The counter after s's publication (the other copy), or after s's
+ * announcement is withdrawn (the same copy, a new count). */
+TSC__FN uint32_t tsc__seq_after(uint32_t s, uint32_t step)
+{
+    uint32_t n = ((s & ~TSC__PENDING) + step) & ~TSC__PENDING;
+    return n ? n : 2u; /* 2 names the same copy as 0 */
+}
+
 /* Reads n words from word `first` of the copy the latch counter *seq names
  * (copies: `words` pairs, word i of copy c at copies[2 i + c], so a copy is
  * picked by one AND of the counter). 0 when nothing is published yet.
@@ -1149,11 +1172,9 @@ TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int word
 TSC__FN void tsc__latch_put(uint32_t *seq, uint64_t *copies, int words, const uint64_t *v,
                             int what)
 {
-    uint32_t next = TSC__RLX32(seq) + 1u;
+    uint32_t next = tsc__seq_after(TSC__RLX32(seq), 1);
     uint64_t *dst;
     int i;
-    if (next == 0)
-        next = 2; /* 0 means "nothing yet"; 2 names the same copy */
     dst = copies + (next & 1u);
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
     for (i = 0; i < words; i++)
@@ -1532,8 +1553,19 @@ TSC__FN uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
     /* The CPU first, then the fenced start: the query (RDTSCP, or
      * sched_getcpu) stays out of the region. A move between the two shows
      * as a change of CPU at the region's end, like any other. */
-    if (cpu)
-        (void)tsc__after_slow(cpu);
+    if (cpu) {
+#if defined(TSC__X86) && defined(TSC__LINUX)
+        /* (inline where RDTSCP answers: a call to the cold slow path would
+         * make the compiler place the caller's timed loop in its cold
+         * section, laid out for size) */
+        uint32_t aux;
+        if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_RDTSCP)) {
+            (void)tsc__rdtscp_fenced(&aux);
+            *cpu = tsc__aux_cpu(aux);
+        } else
+#endif
+            (void)tsc__after_slow(cpu);
+    }
     return tsc_ticks_before();
 }
 
@@ -1703,6 +1735,13 @@ TSC__FN struct tsc_features tsc_get_features(void)
     }
 #endif
     f.architectural_hz = tsc__architectural_hz(&src);
+    {
+        /* A stated rate the first use measured to be wrong is not one. */
+        uint64_t used = 0;
+        if (tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, TSC__F_SRC, &used, 1) &&
+            used == TSC__SRC_STATED_WRONG)
+            f.architectural_hz = 0;
+    }
     f.frequency_is_architectural = f.architectural_hz > 0;
     return f;
 }
@@ -2213,10 +2252,15 @@ TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
     struct tsc_calibration c;
     uint64_t t0, c0, t1, c1, w0 = UINT64_MAX, w1 = UINT64_MAX, a, b, x, ns;
     uint32_t src = 0;
+    double stated;
     int i;
     memset(&c, 0, sizeof c);
-    c.ticks_per_second = tsc__architectural_hz(&src);
-    if (!(c.ticks_per_second > 0)) {
+    stated = tsc__architectural_hz(&src);
+    /* A rate the OS states is exact; one a register states is checked
+     * (tsc__stated_is_wrong's reasons), here to 1 %. */
+    if (stated > 0 && src != TSC__SRC_CNTFRQ && src != TSC__SRC_CPUCFG && src != TSC__SRC_PPC_GLIBC) {
+        c.ticks_per_second = stated;
+    } else {
         t0 = c0 = 0;
         for (i = 0; i < 8; i++) {
             a = tsc_ticks_before(); x = tsc__os_ns_safe(0); b = tsc_ticks_after();
@@ -2234,6 +2278,10 @@ TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
         c.uncertainty_ppm = t1 > t0 ? (double)(w0 + w1) / (double)(t1 - t0) * 1e6 : 1e6;
         c.bracket_ticks = w0 < w1 ? w0 : w1;
         c.samples = 16;
+        if (stated > 0 && tsc__fabs(c.ticks_per_second / stated - 1.0) < 0.01) {
+            c.ticks_per_second = stated;
+            c.uncertainty_ppm = 0;
+        }
     }
     tsc__freq_words(&c, TSC__SRC_LOCAL, v);
 }
@@ -2423,8 +2471,14 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
  * was made) and the new one from it. The switch point lies 50 us ahead of
  * the publication, and the new line starts exactly where the old one is
  * there, so a reader that still holds the previous copy and a reader that
- * holds the new one agree on every counter value up to the switch point:
- * readers never wait, and readings never go back.
+ * holds the new one agree on every counter value up to the switch point.
+ * A publication is announced first (TSC__PENDING) and made only while its
+ * switch point is still ahead; a reader whose counter has passed the switch
+ * point of an announced copy takes the old line's value there (the new
+ * line starts from it), and one 50 us later withdraws the announcement, so
+ * a writer preempted before it could publish publishes nothing (and the
+ * clock stands still for at most those 50 us). Readers never wait, and
+ * readings never go back.
  *
  * Steering: the new line slews onto the clock within the next interval
  * (the last one's length, 10 ms to 1 s), at most 500 ppm off the clock's
@@ -2559,12 +2613,37 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
 }
 
 #if !defined(TSC__OSCLOCK)
-/* A reading whose counter lies before the switch point of the copy it
- * found (within 50 us of a resync): the line before it. */
-TSC__SLOW uint64_t tsc__clock_prev(uint64_t t, int realtime)
+/* The rare readings: a counter before the switch point of the copy found
+ * (within 50 us of a resync: the line before it), or a publication
+ * announced (its switch point passed: held there, and withdrawn 50 us on). */
+TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
 {
-    uint64_t v[TSC__L_WORDS];
-    tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS);
+    uint64_t v[TSC__L_WORDS], pend = 0;
+    const uint64_t *other;
+    double ns_per_tick;
+    uint32_t s;
+    for (;;) {
+        s = TSC__LD32(&tsc__g.cseq);
+        other = &tsc__g.l[0][0] + ((s & 1u) ^ 1u);
+        if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS))
+            return tsc__clock_first(realtime);
+        if (!(s & TSC__PENDING))
+            break;
+        pend = TSC__LD64(other + 2 * TSC__L_SWITCH);
+        TSC__READ_FENCE();
+        if (TSC__RLX32(&tsc__g.cseq) != s)
+            continue; /* published, withdrawn, or v from another copy */
+        if (t < pend)
+            break;
+        ns_per_tick = (double)v[TSC__L_CUR + 6] + (double)v[TSC__L_CUR + 7] / TSC__2P64;
+        if ((double)(t - pend) * ns_per_tick < TSC__SWITCH_NS) {
+            t = pend; /* where the announced line will start */
+            break;
+        }
+        /* Its writer is 50 us late (preempted, or gone in a forked child):
+         * withdrawn, so it cannot publish a line below what readers saw. */
+        (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_after(s, 2));
+    }
     return tsc__clock_line(v + (t < v[TSC__L_SWITCH] ? TSC__L_PREV : TSC__L_CUR), t) +
            (realtime ? v[TSC__L_REAL] : 0);
 }
@@ -2607,8 +2686,8 @@ TSC__FN uint64_t tsc__clock_now(int realtime)
         if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) == s))
             break;
     }
-    if (TSC__UNLIKELY(t < sw))
-        return tsc__clock_prev(t, realtime);
+    if (TSC__UNLIKELY(t < sw || (s & TSC__PENDING)))
+        return tsc__clock_slow(t, realtime);
     return tsc__clock_line(v, t) + real;
 #endif
 }
@@ -2667,6 +2746,33 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
     tsc__clock_make(line, ts, base, rate * (1.0 + c), (uint64_t)slew, rate);
 }
 
+/* Resync phase 4, as the holder of the `cw` claim: writes v into the copy
+ * readers do not use, announces it, and publishes it if the counter is
+ * still before `by` (half the margin before its switch point) after the
+ * announcement. 0, or -EAGAIN where it was too late or withdrawn. */
+TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by)
+{
+    uint32_t s = TSC__RLX32(&tsc__g.cseq), next;
+    uint64_t *dst;
+    int i;
+    if (s & TSC__PENDING) { /* a writer that died announcing (fork) */
+        (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_after(s, 2));
+        s = TSC__RLX32(&tsc__g.cseq);
+    }
+    next = tsc__seq_after(s, 1);
+    dst = &tsc__g.l[0][0] + (next & 1u);
+    TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
+    for (i = 0; i < TSC__L_WORDS; i++)
+        TSC__ST64(dst + 2 * i, v[i]);
+    if (!tsc__cas32(&tsc__g.cseq, s, s | TSC__PENDING))
+        return -EAGAIN;
+    TSC_TIMER_TEST_PUBLISH_HOOK(1);
+    if (tsc__clock_ticks() < by && tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, next))
+        return 0;
+    (void)tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, tsc__seq_after(s, 2));
+    return -EAGAIN;
+}
+
 TSC__FN int tsc_clock_resync(void)
 {
     uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m;
@@ -2702,18 +2808,14 @@ TSC__FN int tsc_clock_resync(void)
         for (now = tsc__clock_ticks(); now < v[TSC__L_SWITCH] && v[TSC__L_SWITCH] - now <= 2 * m;
              now = tsc__clock_ticks())
             tsc__pause(); /* at most the 50 us margin (a counter far below it went back) */
-        /* 4. The new line from 50 us ahead, published while that point
-         * is still half the margin away (else measured again next time). */
+        /* 4. The new line from 50 us ahead. */
         now = tsc__clock_ticks();
         ts = now + m;
         memmove(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
         tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR);
         v[TSC__L_SWITCH] = ts;
         v[TSC__L_REAL] = off;
-        if (tsc__clock_ticks() < ts - m / 2) {
-            tsc__latch_put(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, v, 1);
-            rc = 0;
-        }
+        rc = tsc__clock_publish(v, ts - m / 2);
     }
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
     return rc;
@@ -3173,19 +3275,16 @@ TSC__FN void tsc__print_time(FILE *out, uint64_t ticks)
 TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out)
 {
     uint64_t total = tsc_regions_total(r);
-    char id[24];
-    const char *name;
     int i;
     if (!r || !out)
         return;
     fprintf(out, "  %-16s %10s %16s %12s %7s\n", "region", "entries", "ticks", "time", "share");
     for (i = 0; i < r->n && i < TSC_REGIONS_MAX; i++) {
-        name = r->name[i];
-        if (!name) {
-            sprintf(id, "region %d", i);
-            name = id;
-        }
-        fprintf(out, "  %-16s %10" PRIu64 " %16" PRIu64, name, r->entries[i], r->ticks[i]);
+        if (r->name[i])
+            fprintf(out, "  %-16s", r->name[i]);
+        else
+            fprintf(out, "  region %-9d", i);
+        fprintf(out, " %10" PRIu64 " %16" PRIu64, r->entries[i], r->ticks[i]);
         tsc__print_time(out, r->ticks[i]);
         fprintf(out, " %6.1f%%\n", total ? 100.0 * (double)r->ticks[i] / (double)total : 0.0);
     }
@@ -3268,7 +3367,8 @@ TSC__FN double tsc__median_mad(const double *v, int n, double *mad)
  * cores a branch that crosses a 32-byte boundary runs from the slow
  * decoders: the same loop took 0.77 or 1.5 ticks per iteration by where it
  * lay). The padding runs once per batch, before the loop. */
-#if defined(TSC__GNU)
+#if defined(TSC__GNU) && !(defined(_WIN32) && (defined(__aarch64__) || defined(__arm__)))
+/* (not on Windows on Arm: clang's unwind tables there fail on it) */
 #define TSC__ALIGN_LOOP() __asm__ __volatile__(".p2align 6")
 #else
 #define TSC__ALIGN_LOOP() ((void)0)
@@ -3320,7 +3420,10 @@ TSC__FN uint64_t tsc__bench_batch(struct tsc_bench *b)
     return b->batch;
 }
 
-TSC__SLOW uint64_t tsc__bench_finish(struct tsc_bench *b, uint64_t t1, const char *why)
+/* (out of line but not cold, as the two below: TSC_BENCH's loop calls
+ * them after every batch, and a compiler places a loop that always calls a
+ * cold function in its cold section, laid out for size) */
+TSC__OUTLINE uint64_t tsc__bench_finish(struct tsc_bench *b, uint64_t t1, const char *why)
 {
     tsc__bench_loop(b, 3);
     b->end = t1;
@@ -3332,7 +3435,7 @@ TSC__SLOW uint64_t tsc__bench_finish(struct tsc_bench *b, uint64_t t1, const cha
 
 /* A batch ended at t1 on cpu with n iterations left (0 unless the body
  * left early). 1 to run another batch, 0 when done. */
-TSC__SLOW uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint32_t cpu, uint64_t n)
+TSC__OUTLINE uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint32_t cpu, uint64_t n)
 {
     uint64_t ticks = tsc_sub_overhead(t1 - b->t0);
     double mad, med;
@@ -3399,7 +3502,9 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
     out->ticks_per_op = med > loop ? med - loop : 0;
     out->min_ticks_per_op = lo > loop ? lo - loop : 0;
     out->ns_per_op = out->ticks_per_op * 1e9 / tsc_ticks_per_second();
-    out->err_ticks_per_op = mad + loop_mad;
+    /* (batches alike to the tick have no deviation, yet the body's batches
+     * and the empty ones differ by some ticks in their fixed costs) */
+    out->err_ticks_per_op = mad + loop_mad + (2.0 + (double)b->target / 500) / (double)b->batch;
     out->err_pct = out->ticks_per_op > 0 ? 100.0 * mad / out->ticks_per_op : 100.0 * mad / med;
     if (!(out->err_pct >= 0) || !tsc__finite(out->err_pct))
         out->err_pct = 0;

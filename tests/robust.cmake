@@ -2,6 +2,10 @@
 # Robustness tests, included at the end of tests/CMakeLists.txt (uses its
 # tsc_test()). Each runs its first uses in fresh child processes under a
 # watchdog (watchdog.h), so they need fork(): POSIX only.
+
+# The latch: reader threads against a writer; no fork, so Windows too.
+tsc_test(test_latch SOURCES test_latch.c)
+
 if(WIN32 OR NOT UNIX)
   message(STATUS "robustness tests need fork(): not built")
   return()
@@ -10,7 +14,6 @@ endif()
 # Re-entry, fork, siglongjmp, blocked writers, CPUID-presented CPUs,
 # per-thread RDTSC permission, stats merging.
 tsc_test(test_robust SOURCES test_robust.c)
-tsc_test(test_latch SOURCES test_latch.c)
 
 # Bad input rejected under -ffast-math, in this unit only.
 tsc_test(test_fast_math SOURCES test_fast_math.c)

@@ -44,13 +44,15 @@ static int child_calibrate_rejects(void *arg)
 {
     struct tsc_calibration before, out, pattern, now;
     size_t i;
+    int rc;
     (void)arg;
     wd_stage("tsc_init()");
-    WD_CHECK(tsc_init() == 0, "tsc_init() failed");
+    rc = tsc_init(); /* -ENODEV, -EPERM: the counter is the OS clock, which works */
+    WD_CHECK(rc == 0 || ((rc == -ENODEV || rc == -EPERM) && !tsc_features().has_counter),
+             "tsc_init() returned %d", rc);
     WD_CHECK(tsc_current_calibration(&before) == 0, "tsc_current_calibration failed");
     memset(&pattern, 0xA5, sizeof pattern);
     for (i = 0; i < N_BAD; i++) {
-        int rc;
         wd_stage("tsc_calibrate(%s)", bad[i].name);
         memcpy(&out, &pattern, sizeof out);
         rc = tsc_calibrate(from_bits(bad[i].bits), &out);
