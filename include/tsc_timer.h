@@ -238,6 +238,35 @@ TSC__FN struct tsc_features tsc_get_features(void);
 /* The former name, kept: tsc_features() is tsc_get_features(). */
 #define tsc_features() tsc_get_features()
 
+/* --- trust: may this counter be used for timing? ------------------------ */
+
+/* Verdict levels, gravest last. */
+#define TSC_TRUST_OK 0      /* constant rate, same on every CPU             */
+#define TSC_TRUST_CAUTION 1 /* probably fine; nothing vouches for it        */
+#define TSC_TRUST_UNSAFE 2  /* rate or offsets may change: use the OS clock */
+
+/* A verdict on the counter in use, with why. */
+struct tsc_trust {
+    int level;          /* TSC_TRUST_*                                      */
+    const char *reason; /* short, static, never NULL or empty               */
+};
+
+/* The verdict from CPUID (TSC, invariant TSC, hypervisor), the kernel's
+ * clocksource (Linux /sys) and the permission to read. The first call reads
+ * two /sys files (tens of microseconds, not async-signal-safe); later calls
+ * are one load. Thread-safe; every caller gets the same verdict.
+ * tsc_trust() calls it: a function of the struct's name would hide the
+ * struct in C++ (as tsc_features() and tsc_bench_result() do). */
+TSC__FN struct tsc_trust tsc_get_trust(void);
+#define tsc_trust() tsc_get_trust()
+/* Moves the calling thread across every CPU it may run on (Linux), compares
+ * each CPU's counter with CLOCK_MONOTONIC and stores in *bound_ticks a bound
+ * on the counter offsets between any two of them; the thread's CPU affinity
+ * is restored. Milliseconds. 0; -EINVAL for a NULL bound_ticks; -ENOSYS off
+ * Linux; another negative errno where the affinity could not be read or
+ * restored. */
+TSC__FN int tsc_trust_measure_skew(uint64_t *bound_ticks);
+
 /* --- frequency and conversion ------------------------------------------ */
 
 /* Counter frequency in Hz. The first call in the process calibrates unless
@@ -286,6 +315,22 @@ TSC__FN uint64_t tsc_now_realtime_ns(void);
  * taken (a loaded machine) or another resync is running (this one then
  * does nothing). 0 at once where the counter is the OS clock. */
 TSC__FN int tsc_clock_resync(void);
+/* Stamp now, convert later. tsc_clock_ticks() is the counter read
+ * tsc_now_ns() makes (no fence: a few ns), to store on a hot path;
+ * tsc_clock_ticks_to_ns() turns such a stamp, from any thread and any time
+ * later, into what tsc_now_ns() returned at that moment: exactly while the
+ * stamp is newer than the last-but-one resync, then by interpolating the
+ * clock's records (one per resync, the last 63 kept, and every 64th of
+ * the older ones, 63 kept) within the line's correction at each resync,
+ * which is the clock's jitter in steady state (bench/results.md measures
+ * it). Stamps older than every record are extrapolated at the current
+ * rate. A result is never later than the clock at the conversion, so a
+ * stamp from before a counter that went back (a reset on resume) cannot
+ * convert into the future. Where the counter is the OS clock the stamps
+ * are its nanoseconds. The realtime form adds the current realtime offset. */
+TSC__FN uint64_t tsc_clock_ticks(void);
+TSC__FN uint64_t tsc_clock_ticks_to_ns(uint64_t ticks);
+TSC__FN uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks);
 
 /* --- statistics -------------------------------------------------------- */
 
@@ -498,6 +543,110 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
         for (TSC__MV(tsc__n_) = tsc__bench_batch(b); TSC__MV(tsc__n_);         \
              TSC__MV(tsc__n_) = tsc__bench_step(TSC__MV(tsc__n_)))
 
+/* --- traces: a timeline of named blocks ------------------------------- */
+
+/* Records named, nested blocks of one thread into memory the caller gives,
+ * and writes the blocks of several threads as one JSON trace:
+ *
+ *     static char mem[1 << 20];                 // 32 768 events of 32 bytes
+ *     struct tsc_trace tr;                      // one per thread
+ *     tsc_trace_init(&tr, mem, sizeof mem, "worker 1");
+ *     TSC_TRACE(&tr, "frame") {                 // a block: start and end stamps
+ *         TSC_TRACE(&tr, "physics") { step(); } // nested: a child slice
+ *     }
+ *     uint64_t s = tsc_clock_ticks();           // code that cannot use a block
+ *     parse();
+ *     tsc_trace_add(&tr, "parse", s, tsc_clock_ticks());
+ *     ...                                       // once the threads are joined:
+ *     tsc_trace_write_json(f, traces, n);       // {"traceEvents":[...]}
+ *
+ * A block costs two tsc_clock_ticks() reads (a plain RDTSC on x86), three
+ * stores and a counter update: no lock, no allocation, no system call, no
+ * conversion (stamps are converted when the trace is written). A full buffer
+ * keeps what it holds and counts the events that did not fit
+ * (tsc_trace_dropped, and "dropped" in the JSON): it never overwrites and
+ * never waits.
+ *
+ * Threads: a trace belongs to one thread; nothing is shared, so nothing is
+ * locked. tsc_trace_write_json reads the traces without synchronising with
+ * their threads: call it after they stopped recording (joined them).
+ *
+ * The JSON: complete events ("ph":"X") in microseconds with three decimals
+ * (whole nanoseconds, printed from integers: no rounding), on the
+ * CLOCK_REALTIME-compatible time line (tsc_clock_ticks_to_realtime_ns at
+ * write time), so the traces of several processes line up; "pid" the
+ * process id (1 where there is none), "tid" the trace's index in the array
+ * plus one. Per trace, "thread_name" and "thread_sort_index" metadata
+ * events ("ph":"M"), and a "tsc_trace_dropped" one with args.dropped where
+ * events did not fit; "otherData" holds the totals dropped and unfinished.
+ * Per thread the events come in order of start ("ts" non-decreasing; a
+ * parent before the children it encloses). */
+
+/* One recorded block, in counter ticks of tsc_clock_ticks(). */
+struct tsc_trace_event {
+    uint64_t start;   /* tsc_clock_ticks() at the block's start              */
+    uint64_t end;     /* at its end; 0 while the block is open               */
+    const char *name; /* not copied: a string literal or static storage      */
+};
+
+/* One thread's trace, over memory given to tsc_trace_init. Read it through
+ * the functions below; depth is the number of blocks open now (0 between
+ * blocks, unless one was left by return, goto or longjmp). */
+struct tsc_trace {
+    struct tsc_trace_event *ev; /* in order of start, inside the memory      */
+    size_t n, cap;              /* events held; room for                     */
+    uint64_t dropped;           /* events that did not fit                   */
+    const char *thread_name;    /* not copied; NULL writes "thread <tid>"    */
+    int depth;                  /* blocks open now                           */
+};
+
+/* Bytes of memory that hold n events whatever their alignment. */
+#define TSC_TRACE_BYTES(n) ((size_t)(n) * sizeof(struct tsc_trace_event) + 8u)
+
+/* Makes t an empty trace over mem (bytes long; any alignment: the events
+ * start at the next multiple of 8) for the thread named thread_name (NULL:
+ * "thread <tid>"; not copied). Sets the clock up if nothing did yet (the
+ * one-time work of tsc_init, about 2 ms). 0, or -EINVAL for a NULL t or mem or memory
+ * too small for one event; t (if not NULL) is then a trace with no room,
+ * which counts every event as dropped. */
+TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name);
+
+/* Records the block [start, end], stamps of tsc_clock_ticks() taken by the
+ * caller, for code that cannot use TSC_TRACE; name as TSC_TRACE's. Call it
+ * at the block's end: it is placed by its start, before the events it
+ * encloses (a move of the events recorded since start). 0; -ENOSPC when the trace is full (counted in dropped); -EINVAL,
+ * recording nothing, for a NULL t or name, end < start, end == 0, or a
+ * block that starts before a TSC_TRACE block still open around the call
+ * (the two would overlap without nesting). */
+TSC__FN int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start, uint64_t end);
+
+/* Events that did not fit in t (blocks and tsc_trace_add calls); 0 for a
+ * NULL t. */
+TSC__FN uint64_t tsc_trace_dropped(const struct tsc_trace *t);
+
+/* Writes traces[0 .. n-1] to out as one JSON document (see above); trace i
+ * is "tid" i + 1. Events still open (a block left by return or goto) are
+ * left out and counted in otherData.unfinished. Converts every stamp:
+ * tens of nanoseconds an event, plus the stream's cost. 0; -EINVAL for a
+ * NULL out, n < 0, or a NULL traces or traces[i] (nothing written); -EIO
+ * when the stream reports an error. */
+TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n);
+
+/* TSC_TRACE(t, name) { ... } records the block as one event of trace t (a
+ * struct tsc_trace *, evaluated twice: pass a plain pointer) named name (a
+ * const char * that outlives t: a string literal). Blocks nest. C99 or C++
+ * (it declares its variables in a for statement); two on one line do not
+ * compile (their variables are named after the line). Like TSC_MEASURE:
+ *   - `break` or `continue` in the block end the event there and leave the
+ *     block; neither reaches a loop around TSC_TRACE.
+ *   - `return`, `goto` or longjmp out of the block leave the event
+ *     unfinished: it is not written, and t->depth stays one higher. */
+#define TSC_TRACE(t, name)                                                    \
+    for (size_t TSC__MV(tsc__ti_) = tsc__trace_begin((t), (name)), TSC__MV(tsc__once_) = 1; \
+         TSC__MV(tsc__once_);                                                  \
+         TSC__MV(tsc__once_) = 0, tsc__trace_end((t), TSC__MV(tsc__ti_)))     \
+        for (; TSC__MV(tsc__once_); TSC__MV(tsc__once_) = 0)
+
 /* ======================================================================== */
 /* 5. Implementation. Everything below is private (tsc__ prefix).           */
 /* ======================================================================== */
@@ -584,6 +733,16 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
 #endif
 #ifndef TSC_TIMER_TEST_PUBLISH_HOOK
 #define TSC_TIMER_TEST_PUBLISH_HOOK(what) ((void)0)
+#endif
+/* TSC_TIMER_TEST_TRUST_HOOK(current, available) sees the kernel's
+ * clocksource lines (char arrays of TSC__TRUST_LINE bytes, "" where
+ * unreadable or not Linux) and may rewrite them. */
+#define TSC__TRUST_LINE 256
+#ifndef TSC_TIMER_TEST_TRUST_HOOK
+#define TSC_TIMER_TEST_TRUST_HOOK(current, available) ((void)0)
+#endif
+#ifndef TSC_TIMER_TEST_COUNTER_HOOK /* the clock's counter reads, e.g. made to jump */
+#define TSC_TIMER_TEST_COUNTER_HOOK(t) (t)
 #endif
 
 #if defined(_MSC_VER) && !defined(__clang__)
@@ -800,6 +959,22 @@ extern unsigned long tsc__getauxval(unsigned long) __asm__("getauxval");
 #define TSC__NR_CLOCK_GETTIME 228L
 #elif defined(__i386__)
 #define TSC__NR_CLOCK_GETTIME 265L
+#endif
+/* openat, read, close: the kernel's clocksource files, for tsc_trust(). */
+#if defined(__x86_64__) && defined(__ILP32__)
+#define TSC__NR_OPENAT (0x40000000L + 257)
+#define TSC__NR_READ (0x40000000L + 0)
+#define TSC__NR_CLOSE (0x40000000L + 3)
+#elif defined(__x86_64__)
+#define TSC__NR_OPENAT 257L
+#define TSC__NR_READ 0L
+#define TSC__NR_CLOSE 3L
+#elif defined(__i386__)
+#define TSC__NR_OPENAT 295L
+#define TSC__NR_READ 3L
+#define TSC__NR_CLOSE 6L
+#endif
+#if defined(__x86_64__) || defined(__i386__) /* (clock_gettime: above) */
 #elif defined(__aarch64__) || (defined(__riscv_xlen) && __riscv_xlen == 64) || \
     defined(__loongarch64)
 #define TSC__NR_CLOCK_GETTIME 113L
@@ -943,12 +1118,21 @@ struct tsc__claim {
 #define TSC__F_WORDS 11
 /* The clock, one copy: a switch point and two lines (before it, from it),
  * each 8 words: base_ticks, base_ns, mul (2 words), end_ticks, end_ns,
- * rate (2 words); and the realtime offset. */
+ * rate (2 words); the realtime offset; how far the line may run ahead of
+ * CLOCK_MONOTONIC (ns), the monotonic ns when the copy was made, and a cap
+ * (for a counter that went back: tsc__clock_floor, and the start of the
+ * first line after it, UINT64_MAX otherwise). */
 #define TSC__L_SWITCH 0
 #define TSC__L_PREV 1
 #define TSC__L_CUR 9
 #define TSC__L_REAL 17
-#define TSC__L_WORDS 18
+#define TSC__L_AHEAD 18
+#define TSC__L_MONO 19
+#define TSC__L_CAP 20
+#define TSC__L_WORDS 21
+/* The clock's records for stored stamps: (ticks, ns) at every switch point
+ * in a ring of 64, and every 64th of them in a second ring. */
+#define TSC__HIST 64
 
 struct tsc__state {
     uint32_t mode;     /* TSC__MODE_*; 0 until chosen                        */
@@ -969,6 +1153,9 @@ struct tsc__state {
     uint64_t narrow;          /* narrowest bracket seen, ticks              */
     uint64_t cand;            /* double bits: the last span's rate          */
     uint64_t bench_base;      /* double bits: ns/op of the first row printed */
+    uint32_t hcount;          /* clock records written                     */
+    uint32_t trust;           /* tsc_trust's verdict (TSC__TR_*), 0 unknown */
+    uint64_t hist[2][TSC__HIST][2]; /* [every, every 64th][slot][ticks, ns] */
 }
 #if defined(TSC__GNU)
 __attribute__((aligned(64))) /* cache lines of its own */
@@ -1746,6 +1933,306 @@ TSC__FN struct tsc_features tsc_get_features(void)
     return f;
 }
 
+/* --- trust: the verdict on the counter ---------------------------------- */
+
+/* Verdicts, each a level and a reason (index into tsc__trust_entry). */
+enum {
+    TSC__TR_NONE,             /* not computed yet (never stored)         */
+    TSC__TR_OS, TSC__TR_OS_NO_TSC, TSC__TR_OS_FORBIDDEN, TSC__TR_OS_NO_TIMER,
+    TSC__TR_INV_CS,           /* invariant, the kernel's clocksource     */
+    TSC__TR_INV_LISTED,       /* invariant, offered, bare metal          */
+    TSC__TR_INV_NO_VIEW,      /* invariant, bare metal, no kernel view   */
+    TSC__TR_INV_UNSTABLE,     /* invariant, kernel marked it unstable    */
+    TSC__TR_HV_OTHER_CS,      /* hypervisor, kernel keeps time otherwise */
+    TSC__TR_HV_NO_VIEW,       /* hypervisor, invariant, no kernel view   */
+    TSC__TR_HV_HIDDEN,        /* hypervisor hides invariance, offered    */
+    TSC__TR_VAR_CS,           /* not invariant, the kernel's clocksource */
+    TSC__TR_VAR_UNSTABLE,     /* not invariant, kernel marked unstable   */
+    TSC__TR_VAR_UNUSED,       /* not invariant, bare metal, not used     */
+    TSC__TR_VAR_NO_VIEW,      /* not invariant, no kernel view           */
+    TSC__TR_CNTVCT, TSC__TR_TIMEBASE, TSC__TR_RDTIME, TSC__TR_TOD,
+    TSC__TR_LOONGARCH, TSC__TR_MACH, TSC__TR_QPC, TSC__TR_COUNT
+};
+
+TSC__FN struct tsc_trust tsc__trust_entry(uint32_t i)
+{
+    static const struct tsc_trust t[TSC__TR_COUNT] = {
+        {TSC_TRUST_CAUTION, "not computed"},
+        {TSC_TRUST_OK, "the OS clock"},
+        {TSC_TRUST_OK, "the OS clock: CPUID reports no TSC"},
+        {TSC_TRUST_OK, "the OS clock: RDTSC forbidden by prctl(PR_SET_TSC)"},
+        {TSC_TRUST_OK, "the OS clock: no generic timer open to user space"},
+        {TSC_TRUST_OK, "invariant TSC, the kernel's clocksource"},
+        {TSC_TRUST_OK, "invariant TSC, offered as a clocksource by the kernel"},
+        {TSC_TRUST_OK, "invariant TSC (the kernel's clocksource is not readable here)"},
+        {TSC_TRUST_CAUTION, "kernel marked the TSC unstable, though CPUID says invariant"},
+        {TSC_TRUST_CAUTION, "hypervisor: the kernel keeps time with another clocksource"},
+        {TSC_TRUST_CAUTION, "hypervisor: invariant TSC, the kernel's view not readable"},
+        {TSC_TRUST_CAUTION, "hypervisor hides invariant TSC; the kernel keeps time otherwise"},
+        {TSC_TRUST_CAUTION, "TSC not invariant by CPUID, though the kernel keeps time with it"},
+        {TSC_TRUST_UNSAFE, "kernel marked the TSC unstable and CPUID says not invariant"},
+        {TSC_TRUST_UNSAFE, "TSC not invariant and not the kernel's clocksource"},
+        {TSC_TRUST_UNSAFE, "TSC not invariant, and no kernel view vouches for it"},
+        {TSC_TRUST_OK, "ARM generic timer (CNTVCT): constant rate, shared by all CPUs"},
+        {TSC_TRUST_OK, "PowerPC time base: constant rate, synchronised across CPUs"},
+        {TSC_TRUST_OK, "RISC-V time CSR: constant rate, synchronised across harts"},
+        {TSC_TRUST_OK, "s390x TOD clock: architected, shared by all CPUs"},
+        {TSC_TRUST_OK, "LoongArch stable counter: constant rate"},
+        {TSC_TRUST_OK, "mach_absolute_time: the OS's counter"},
+        {TSC_TRUST_OK, "QueryPerformanceCounter: the OS's counter"}};
+    return t[i < (uint32_t)TSC__TR_COUNT ? i : 0];
+}
+
+/* The cached verdict's index, 0 until computed: one per process. */
+TSC__FN uint32_t *tsc__trust_word(void) { return &tsc__g.trust; }
+
+#if defined(TSC__X86)
+/* 1 when the space-separated list holds the word. */
+TSC__FN int tsc__trust_has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    const char *p = list;
+    while ((p = strstr(p, word)) != TSC__NULL) {
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0' || p[n] == '\n'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+#if defined(TSC__NR_OPENAT)
+/* The first line of a /sys file, without its newline; "" if unreadable.
+ * By system calls: safe in a signal handler, no allocation. */
+TSC__FN void tsc__trust_line(const char *path, char *buf, int size)
+{
+    long fd = tsc__syscall(TSC__NR_OPENAT, -100L /* AT_FDCWD */, path, 0L /* O_RDONLY */);
+    long n = fd < 0 ? -1 : tsc__syscall(TSC__NR_READ, fd, buf, (long)size - 1);
+    char *nl;
+    if (fd >= 0)
+        (void)tsc__syscall(TSC__NR_CLOSE, fd);
+    buf[n > 0 ? n : 0] = '\0';
+    nl = strchr(buf, '\n');
+    if (nl)
+        *nl = '\0';
+    for (n = (long)strlen(buf); n > 0 && buf[n - 1] == ' ';)
+        buf[--n] = '\0';
+}
+#endif
+
+/* The TSC's verdict. The kernel's view: the current clocksource "tsc"
+ * means it trusts the TSC (its watchdog would have switched away); "tsc"
+ * gone from the available list means it marked the TSC unstable (failed
+ * sync check, watchdog, tsc=unstable). CPUID's invariant bit says the rate
+ * is constant and the TSC runs in every sleep state. RDTSCP does not enter
+ * into it: the fencing in use orders the reads either way. */
+TSC__FN uint32_t tsc__trust_x86(void)
+{
+    char cur[TSC__TRUST_LINE], avail[TSC__TRUST_LINE];
+    uint32_t r[4];
+    int inv, hv, view, used, offered;
+    tsc__cpuid_leaf(1, r);
+    hv = (int)((r[2] >> 31) & 1u);
+    tsc__cpuid_leaf(0x80000007u, r);
+    inv = (int)((r[3] >> 8) & 1u);
+    cur[0] = avail[0] = '\0';
+#if defined(TSC__NR_OPENAT)
+    tsc__trust_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cur,
+                    (int)sizeof cur);
+    tsc__trust_line("/sys/devices/system/clocksource/clocksource0/available_clocksource", avail,
+                    (int)sizeof avail);
+#endif
+    TSC_TIMER_TEST_TRUST_HOOK(cur, avail);
+    cur[sizeof cur - 1] = avail[sizeof avail - 1] = '\0';
+    view = cur[0] != '\0' && avail[0] != '\0';
+    used = view && strcmp(cur, "tsc") == 0;
+    offered = used || (view && tsc__trust_has_word(avail, "tsc"));
+    if (inv) {
+        if (used)
+            return TSC__TR_INV_CS;
+        if (!view)
+            return hv ? TSC__TR_HV_NO_VIEW : TSC__TR_INV_NO_VIEW;
+        if (!offered)
+            return TSC__TR_INV_UNSTABLE;
+        return hv ? TSC__TR_HV_OTHER_CS : TSC__TR_INV_LISTED;
+    }
+    if (used)
+        return TSC__TR_VAR_CS;
+    if (!view)
+        return TSC__TR_VAR_NO_VIEW;
+    if (!offered)
+        return TSC__TR_VAR_UNSTABLE;
+    /* Hypervisors hide the invariant bit to allow live migration, not
+     * because the rate varies; the kernel has not marked it unstable. */
+    return hv ? TSC__TR_HV_HIDDEN : TSC__TR_VAR_UNUSED;
+}
+#endif
+
+TSC__SLOW uint32_t tsc__trust_compute(void)
+{
+    uint32_t mode = tsc__mode(), why = TSC__LD32(&tsc__g.why);
+    if (mode == TSC__MODE_OS) {
+        if (why & TSC__WHY_NO_TSC)
+            return TSC__TR_OS_NO_TSC;
+        if (why & TSC__WHY_FORBIDDEN)
+            return TSC__TR_OS_FORBIDDEN;
+        if (why & TSC__WHY_NO_TIMER)
+            return TSC__TR_OS_NO_TIMER;
+        return TSC__TR_OS;
+    }
+#if defined(TSC__X86)
+    return tsc__trust_x86();
+#elif defined(TSC__AARCH64) || defined(TSC__ARMV7)
+    return TSC__TR_CNTVCT;
+#elif defined(TSC__PPC64) || defined(TSC__PPC32)
+    return TSC__TR_TIMEBASE;
+#elif defined(TSC__RISCV)
+    return TSC__TR_RDTIME;
+#elif defined(TSC__S390X)
+    return TSC__TR_TOD;
+#elif defined(TSC__LOONGARCH)
+    return TSC__TR_LOONGARCH;
+#elif defined(TSC__MACH)
+    return TSC__TR_MACH;
+#elif defined(TSC__QPC)
+    return TSC__TR_QPC;
+#else
+    return TSC__TR_OS;
+#endif
+}
+
+TSC__FN struct tsc_trust tsc_get_trust(void)
+{
+    uint32_t *w = tsc__trust_word(), v = TSC__LD32(w);
+    if (TSC__UNLIKELY(v == TSC__TR_NONE)) {
+        /* Racing first callers compute the same; the first store wins. */
+        (void)tsc__cas32(w, TSC__TR_NONE, tsc__trust_compute());
+        v = TSC__LD32(w);
+    }
+    return tsc__trust_entry(v);
+}
+
+/* --- trust: measured offsets between CPUs ------------------------------- */
+
+/* sched_setaffinity and sched_getaffinity's system call numbers (the C
+ * library's wrappers need <sched.h>). */
+#if defined(TSC__LINUX) && defined(TSC__GNU)
+#if defined(__x86_64__) && defined(__ILP32__)
+#define TSC__NR_SETAFFINITY (0x40000000L + 203)
+#define TSC__NR_GETAFFINITY (0x40000000L + 204)
+#elif defined(__x86_64__)
+#define TSC__NR_SETAFFINITY 203L
+#define TSC__NR_GETAFFINITY 204L
+#elif defined(__i386__) || defined(__arm__)
+#define TSC__NR_SETAFFINITY 241L
+#define TSC__NR_GETAFFINITY 242L
+#elif defined(__aarch64__) || defined(__riscv) || defined(__loongarch__)
+#define TSC__NR_SETAFFINITY 122L
+#define TSC__NR_GETAFFINITY 123L
+#elif defined(__powerpc__)
+#define TSC__NR_SETAFFINITY 222L
+#define TSC__NR_GETAFFINITY 223L
+#elif defined(__s390x__)
+#define TSC__NR_SETAFFINITY 239L
+#define TSC__NR_GETAFFINITY 240L
+#endif
+#endif
+
+#if defined(TSC__NR_SETAFFINITY)
+#define TSC__SKEW_WORDS 64 /* CPU mask: 4096 CPUs (2048 on 32-bit) */
+#define TSC__SKEW_READS 32 /* brackets per CPU, the narrowest kept  */
+#define TSC__SKEW_BITS (int)(8 * sizeof(unsigned long))
+
+/* On the CPU the thread is pinned to: the narrowest counter|clock|counter
+ * bracket, its counter midpoint, clock reading and width. 0 if every
+ * bracket ended on another CPU. */
+TSC__FN int tsc__skew_point(uint32_t cpu, uint64_t *mid, uint64_t *ns, uint64_t *width)
+{
+    uint64_t t0, t1, m, best = UINT64_MAX;
+    uint32_t on;
+    int i;
+    for (i = 0; i < TSC__SKEW_READS; i++) {
+        t0 = tsc_ticks_before();
+        m = tsc__os_ns(0);
+        t1 = tsc_ticks_after_cpu(&on);
+        if (on != cpu && on != UINT32_MAX)
+            continue;
+        if (t1 - t0 < best) {
+            best = t1 - t0;
+            *mid = t0 + best / 2;
+            *ns = m;
+        }
+    }
+    *width = best;
+    return best != UINT64_MAX;
+}
+
+/* Each CPU's offset from the line through the first CPU's point at the
+ * calibrated rate: offset = mid - mid0 - (ns - ns0) * Hz / 1e9. Any two
+ * CPUs' counters differ by at most the spread of the offsets plus the
+ * widest bracket (each midpoint is within half its width of the counter
+ * when the clock was read), plus the frequency's error over the span. */
+TSC__SLOW int tsc__skew_measure(uint64_t *bound_ticks)
+{
+    unsigned long orig[TSC__SKEW_WORDS], one[TSC__SKEW_WORDS];
+    uint64_t mid = 0, ns = 0, width = 0, mid0 = 0, ns0 = 0, widest = 0;
+    double hz, lo = 0, hi = 0, off, span, bound;
+    struct tsc_calibration cal;
+    long got;
+    int c, n = 0, err = 0, e;
+    hz = tsc_ticks_per_second(); /* calibrates first, if nobody has */
+    if (tsc_current_calibration(&cal) != 0)
+        cal.uncertainty_ppm = 0;
+    memset(orig, 0, sizeof orig);
+    got = tsc__syscall(TSC__NR_GETAFFINITY, 0L, (long)sizeof orig, orig);
+    if (got < 0)
+        return errno ? -errno : -EINVAL;
+    for (c = 0; c < (int)got * 8 && c < TSC__SKEW_WORDS * TSC__SKEW_BITS; c++) {
+        if (!((orig[c / TSC__SKEW_BITS] >> (c % TSC__SKEW_BITS)) & 1ul))
+            continue;
+        memset(one, 0, sizeof one);
+        one[c / TSC__SKEW_BITS] = 1ul << (c % TSC__SKEW_BITS);
+        if (tsc__syscall(TSC__NR_SETAFFINITY, 0L, (long)sizeof one, one) != 0)
+            continue; /* gone offline, or a cpuset changed: not ours now */
+        if (!tsc__skew_point((uint32_t)c, &mid, &ns, &width))
+            continue;
+        if (n == 0) {
+            mid0 = mid;
+            ns0 = ns;
+        }
+        off = (double)(int64_t)(mid - mid0) - (double)(int64_t)(ns - ns0) * hz / 1e9;
+        if (n == 0 || off < lo)
+            lo = off;
+        if (n == 0 || off > hi)
+            hi = off;
+        if (width > widest)
+            widest = width;
+        n++;
+    }
+    span = (double)(int64_t)(ns - ns0) * hz / 1e9;
+    if (tsc__syscall(TSC__NR_SETAFFINITY, 0L, (long)sizeof orig, orig) != 0) {
+        e = errno;
+        err = e ? -e : -EINVAL;
+    }
+    if (n == 0)
+        return err ? err : -EAGAIN;
+    bound = hi - lo + (double)widest + (span < 0 ? -span : span) * cal.uncertainty_ppm * 1e-6;
+    bound = tsc__ceil(bound);
+    *bound_ticks = (uint64_t)bound;
+    return err;
+}
+#endif
+
+TSC__FN int tsc_trust_measure_skew(uint64_t *bound_ticks)
+{
+    if (!bound_ticks)
+        return -EINVAL;
+#if defined(TSC__NR_SETAFFINITY)
+    return tsc__skew_measure(bound_ticks);
+#else
+    return -ENOSYS;
+#endif
+}
+
 /* --- exact integer arithmetic for conversion --------------------------- */
 
 #if defined(__SIZEOF_INT128__)
@@ -1941,7 +2428,7 @@ TSC__FN uint64_t tsc__bracket(uint64_t *mid, uint64_t *ref)
     uint64_t t0 = tsc_ticks_before();
     uint64_t c = tsc__ref_read();
     uint64_t t1 = tsc_ticks_after();
-    *mid = t0 + (t1 - t0) / 2;
+    *mid = TSC_TIMER_TEST_COUNTER_HOOK(t0 + (t1 - t0) / 2);
     *ref = c;
     return t1 - t0;
 }
@@ -2472,13 +2959,12 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
  * the publication, and the new line starts exactly where the old one is
  * there, so a reader that still holds the previous copy and a reader that
  * holds the new one agree on every counter value up to the switch point.
- * A publication is announced first (TSC__PENDING) and made only while its
- * switch point is still ahead; a reader whose counter has passed the switch
- * point of an announced copy takes the old line's value there (the new
- * line starts from it), and one 50 us later withdraws the announcement, so
- * a writer preempted before it could publish publishes nothing (and the
- * clock stands still for at most those 50 us). Readers never wait, and
- * readings never go back.
+ * A publication is announced first (TSC__PENDING) and made, by one CAS,
+ * only if its switch point was still 25 us ahead after the announcement; a
+ * reader whose counter has passed the switch point of an announced copy
+ * withdraws the announcement (a CAS the publication then loses), so a
+ * writer preempted before it could publish publishes nothing. Readers
+ * never wait, and readings never go back.
  *
  * Steering: the new line slews onto the clock within the next interval
  * (the last one's length, 10 ms to 1 s), at most 500 ppm off the clock's
@@ -2506,11 +2992,11 @@ TSC__FN uint64_t tsc__clock_ticks(void)
 #if defined(TSC__X86_GNU)
     uint32_t lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return TSC_TIMER_TEST_COUNTER_HOOK(((uint64_t)hi << 32) | lo);
 #elif defined(TSC__X86_MSVC)
-    return __rdtsc();
+    return TSC_TIMER_TEST_COUNTER_HOOK(__rdtsc());
 #else
-    return tsc__native_read();
+    return TSC_TIMER_TEST_COUNTER_HOOK(tsc__native_read());
 #endif
 }
 
@@ -2536,6 +3022,32 @@ TSC__FN void tsc__clock_make(uint64_t *v, uint64_t base_ticks, uint64_t base_ns,
     v[4] = base_ticks + slew;
     v[5] = base_ns + tsc__mul_fixed(slew, v[2], v[3]);
     tsc__fixed_from_double(rate, &v[6], &v[7]);
+}
+
+/* Appends the record (t, ns) of a new line's start, as the holder of the
+ * `cw` claim: the slot first, then the count (readers re-check it). */
+TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
+{
+    uint32_t n = TSC__RLX32(&tsc__g.hcount);
+    TSC__WRITE_FENCE(); /* the count we saw is ordered before the slots */
+    TSC__ST64(&tsc__g.hist[0][n % TSC__HIST][0], t);
+    TSC__ST64(&tsc__g.hist[0][n % TSC__HIST][1], ns);
+    if (n % TSC__HIST == 0) {
+        TSC__ST64(&tsc__g.hist[1][n / TSC__HIST % TSC__HIST][0], t);
+        TSC__ST64(&tsc__g.hist[1][n / TSC__HIST % TSC__HIST][1], ns);
+    }
+    TSC__ST32(&tsc__g.hcount, n + 1);
+}
+
+/* The most the line of copy v can be ahead of CLOCK_MONOTONIC when that
+ * reads mono: what it was ahead by when made (a line is only ever slewed
+ * towards the clock), plus 1 ppm of the time since (its rate's error). A
+ * counter that went back is answered with the clock plus this, which no
+ * earlier reading exceeded. */
+#define TSC__AHEAD_NS 1000 /* the clock's reading: its bracket, and a margin */
+TSC__FN uint64_t tsc__clock_floor(const uint64_t *v, uint64_t mono)
+{
+    return mono + v[TSC__L_AHEAD] + (mono > v[TSC__L_MONO] ? (mono - v[TSC__L_MONO]) / 1000000u : 0);
 }
 
 /* Where the line should be: the narrowest of 16 counter|clock|counter
@@ -2576,11 +3088,22 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2])
     tsc__clock_make(v + TSC__L_CUR, mid, mono, mul, 0, mul);
     memcpy(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
     v[TSC__L_REAL] = off;
+    v[TSC__L_AHEAD] = (uint64_t)((double)tsc__g.narrow * mul) + TSC__AHEAD_NS;
+    v[TSC__L_MONO] = mono;
+    v[TSC__L_CAP] = UINT64_MAX;
+    tsc__clock_record(mid, mono);
     tsc__latch_put(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, v, 1);
 }
 
-/* First use of the clock, or the counter is the OS clock (the clock is
- * then never set up, and every call comes here). A caller inside one-time
+/* The clock reads the OS clock: the counter is the OS clock, or the
+ * counter is not to be trusted across CPUs and time (TSC_TRUST_UNSAFE). */
+TSC__FN int tsc__clock_os(void)
+{
+    return tsc__mode() == TSC__MODE_OS || tsc_get_trust().level == TSC_TRUST_UNSAFE;
+}
+
+/* First use of the clock, or the clock reads the OS clock (it is then
+ * never set up, and every call comes here). A caller inside one-time
  * work (a signal handler, a clock_gettime built on this header) gets the
  * OS clock at once; so does one that waited 200 ms for another thread. */
 TSC__SLOW uint64_t tsc__clock_first(int realtime)
@@ -2588,7 +3111,7 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
     uint64_t f[2], t0 = 0, now;
     uint32_t mine;
     int r, spins;
-    if (tsc__mode() == TSC__MODE_OS)
+    if (tsc__clock_os())
         return tsc__os_ns(realtime);
     if (tsc__tls & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
         return tsc__os_ns_safe(realtime);
@@ -2614,13 +3137,14 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
 
 #if !defined(TSC__OSCLOCK)
 /* The rare readings: a counter before the switch point of the copy found
- * (within 50 us of a resync: the line before it), or a publication
- * announced (its switch point passed: held there, and withdrawn 50 us on). */
+ * (within 50 us of a resync: the line before it; below both lines, the
+ * counter went back: tsc__clock_floor), or a publication announced (its
+ * switch point passed: withdrawn). */
+TSC__FN uint64_t tsc__clock_now(int realtime);
 TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
 {
-    uint64_t v[TSC__L_WORDS], pend = 0;
+    uint64_t v[TSC__L_WORDS], pend = 0, start = UINT64_MAX, f;
     const uint64_t *other;
-    double ns_per_tick;
     uint32_t s;
     for (;;) {
         s = TSC__LD32(&tsc__g.cseq);
@@ -2630,19 +3154,25 @@ TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
         if (!(s & TSC__PENDING))
             break;
         pend = TSC__LD64(other + 2 * TSC__L_SWITCH);
+        start = TSC__LD64(other + 2 * (TSC__L_CUR + 1)); /* its line there */
         TSC__READ_FENCE();
         if (TSC__RLX32(&tsc__g.cseq) != s)
             continue; /* published, withdrawn, or v from another copy */
         if (t < pend)
             break;
-        ns_per_tick = (double)v[TSC__L_CUR + 6] + (double)v[TSC__L_CUR + 7] / TSC__2P64;
-        if ((double)(t - pend) * ns_per_tick < TSC__SWITCH_NS) {
-            t = pend; /* where the announced line will start */
-            break;
-        }
-        /* Its writer is 50 us late (preempted, or gone in a forked child):
-         * withdrawn, so it cannot publish a line below what readers saw. */
+        /* Its writer is late (preempted, or gone in a forked child): the
+         * announcement is withdrawn, so it cannot publish a line that
+         * starts below what this reading gives, or another gave. Where
+         * the publication won instead, the CAS fails and the new line is
+         * read. */
         (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_after(s, 2));
+    }
+    if (t < v[TSC__L_PREV] && tsc__clock_ticks() >= v[TSC__L_PREV])
+        return tsc__clock_now(realtime); /* a reader late by two resyncs: afresh */
+    if (t < v[TSC__L_PREV]) { /* below both lines: the counter went back */
+        f = tsc__clock_floor(v, tsc__os_ns_safe(0));
+        f = f < v[TSC__L_CAP] ? f : v[TSC__L_CAP];
+        return (f < start ? f : start) + (realtime ? v[TSC__L_REAL] : 0);
     }
     return tsc__clock_line(v + (t < v[TSC__L_SWITCH] ? TSC__L_PREV : TSC__L_CUR), t) +
            (realtime ? v[TSC__L_REAL] : 0);
@@ -2695,6 +3225,94 @@ TSC__FN uint64_t tsc__clock_now(int realtime)
 TSC__FN uint64_t tsc_now_ns(void) { return tsc__clock_now(0); }
 TSC__FN uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1); }
 
+/* --- stored stamps ------------------------------------------------------- */
+
+TSC__FN uint64_t tsc_clock_ticks(void)
+{
+#if defined(TSC__OSCLOCK)
+    return tsc__os_ns(0);
+#else
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) != 0)) /* set up: the counter */
+        return tsc__clock_ticks();
+    return tsc__clock_os() ? tsc__os_ns(0) : tsc__clock_ticks(); /* OS clock: its ns */
+#endif
+}
+
+#if !defined(TSC__OSCLOCK)
+/* A stamp t older than both lines of copy v: between the two records
+ * around it (the newest first, the every-64th ring after the other),
+ * linearly; older than all, from the oldest at the current rate. */
+TSC__SLOW uint64_t tsc__clock_hist(uint64_t t, const uint64_t *v)
+{
+    uint64_t rt, rn, nt = UINT64_MAX, nn = 0, oldest = UINT64_MAX;
+    uint32_t n, i, k, r, cnt;
+    double rate = (double)v[TSC__L_CUR + 6] + (double)v[TSC__L_CUR + 7] / TSC__2P64;
+    for (r = 0; r < 2; r++) {
+        n = TSC__LD32(&tsc__g.hcount);
+        cnt = r == 0 ? n : (n + TSC__HIST - 1) / TSC__HIST;
+        for (k = 1; k < TSC__HIST && k <= cnt; k++) {
+            i = cnt - k; /* record i of ring r (record i * 64 in ring 1) */
+            if (r == 1 && (uint64_t)i * TSC__HIST >= oldest)
+                continue; /* ring 0 had it */
+            rt = TSC__LD64(&tsc__g.hist[r][i % TSC__HIST][0]);
+            rn = TSC__LD64(&tsc__g.hist[r][i % TSC__HIST][1]);
+            TSC__READ_FENCE(); /* the slot is read before the re-check */
+            n = TSC__LD32(&tsc__g.hcount);
+            if ((r == 0 ? n - i : n / TSC__HIST - i) >= TSC__HIST - 1)
+                break; /* overwritten meanwhile */
+            if (rt > nt) /* the counter went back between the two */
+                goto extrapolate;
+            if (rt <= t) {
+                if (nt == UINT64_MAX || nt == rt)
+                    return rn + (uint64_t)((double)(t - rt) * rate);
+                return rn + (uint64_t)((double)(t - rt) * (double)(nn - rn) / (double)(nt - rt));
+            }
+            nt = rt;
+            nn = rn;
+            if (r == 0)
+                oldest = i;
+        }
+    }
+extrapolate:
+    if (nt == UINT64_MAX) { /* no records: the line from before its base */
+        nt = v[TSC__L_PREV];
+        nn = v[TSC__L_PREV + 1];
+    }
+    rt = (uint64_t)((double)(nt - t) * rate);
+    return nn > rt ? nn - rt : 0;
+}
+#endif
+
+TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
+{
+#if defined(TSC__OSCLOCK)
+    uint64_t now = tsc__os_ns(0);
+    return (t < now ? t : now) + (realtime ? tsc__os_ns(1) - now : 0);
+#else
+    uint64_t v[TSC__L_WORDS], ns, now;
+    if (tsc__clock_os()) {
+        now = tsc__os_ns(0);
+        return (t < now ? t : now) + (realtime ? tsc__os_ns(1) - now : 0);
+    }
+    now = tsc_now_ns(); /* sets the clock up where it is not yet */
+    if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS))
+        return realtime ? tsc__os_ns(1) : now; /* not set up (re-entered): now */
+    if (t >= v[TSC__L_SWITCH])
+        ns = tsc__clock_line(v + TSC__L_CUR, t);
+    else if (t >= v[TSC__L_PREV])
+        ns = tsc__clock_line(v + TSC__L_PREV, t);
+    else
+        ns = tsc__clock_hist(t, v);
+    return (ns < now ? ns : now) + (realtime ? v[TSC__L_REAL] : 0);
+#endif
+}
+
+TSC__FN uint64_t tsc_clock_ticks_to_ns(uint64_t ticks) { return tsc__clock_convert(ticks, 0); }
+TSC__FN uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks)
+{
+    return tsc__clock_convert(ticks, 1);
+}
+
 /* Resync phase 2: the clock's own rate (NTP slews CLOCK_MONOTONIC), over
  * >= 1 s so the brackets' few ns weigh < 0.05 ppm. A span beyond 0.1 % of
  * the rate in use (a suspend, a migration inside it) is taken only once the
@@ -2720,12 +3338,14 @@ TSC__FN double tsc__clock_rate(uint64_t mid, uint64_t mono)
 }
 
 /* Resync phase 3: the new line from switch point ts on, which starts where
- * the line in force (cur) is at ts and slews the error (against the clock
- * reading mono at counter mid, running at rate) away over h ns. */
+ * the line in force (cur) is at ts (or at `floor`, where the counter went
+ * back below it) and slews the error (against the clock reading mono at
+ * counter mid, running at rate) away over h ns. */
 TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, uint64_t mono,
-                              double rate, double h, uint64_t *line)
+                              double rate, double h, uint64_t *line, uint64_t floor)
 {
-    uint64_t old = tsc__clock_line(cur, ts), base = old, dt = ts - mid;
+    /* (a counter that went back: where readers were, the floor) */
+    uint64_t old = ts < cur[0] ? floor : tsc__clock_line(cur, ts), base = old, dt = ts - mid;
     double ticks = dt >> 63 ? -(double)(mid - ts) : (double)dt;
     /* old - where the clock is at ts, in ns (small: signed arithmetic) */
     double err = (double)(int64_t)(old - mono) - ticks * rate;
@@ -2767,19 +3387,21 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by)
     if (!tsc__cas32(&tsc__g.cseq, s, s | TSC__PENDING))
         return -EAGAIN;
     TSC_TIMER_TEST_PUBLISH_HOOK(1);
-    if (tsc__clock_ticks() < by && tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, next))
+    if (tsc__clock_ticks() < by && tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, next)) {
+        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1]);
         return 0;
+    }
     (void)tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, tsc__seq_after(s, 2));
     return -EAGAIN;
 }
 
 TSC__FN int tsc_clock_resync(void)
 {
-    uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m;
+    uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at;
     double rate, h;
     uint32_t mine;
     int i, rc = -EAGAIN;
-    if (tsc__mode() == TSC__MODE_OS)
+    if (tsc__clock_os())
         return 0;
     if (TSC__LD32(&tsc__g.cseq) == 0) { /* a fresh line: nothing to steer yet */
         (void)tsc__clock_first(0);
@@ -2811,10 +3433,18 @@ TSC__FN int tsc_clock_resync(void)
         /* 4. The new line from 50 us ahead. */
         now = tsc__clock_ticks();
         ts = now + m;
+        at = mono + (uint64_t)((double)(int64_t)(ts - mid) * rate); /* the clock at ts */
         memmove(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
-        tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR);
+        tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR,
+                         tsc__clock_floor(v, at));
         v[TSC__L_SWITCH] = ts;
         v[TSC__L_REAL] = off;
+        v[TSC__L_AHEAD] = ((int64_t)(v[TSC__L_CUR + 1] - at) > 0 ? v[TSC__L_CUR + 1] - at : 0) +
+                          (uint64_t)((double)w * rate) + TSC__AHEAD_NS;
+        v[TSC__L_MONO] = at;
+        /* Below its start, after a counter that went back, readers answer
+         * no more than where it starts. */
+        v[TSC__L_CAP] = ts < v[TSC__L_PREV] ? v[TSC__L_CUR + 1] : UINT64_MAX;
         rc = tsc__clock_publish(v, ts - m / 2);
     }
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
@@ -2830,6 +3460,7 @@ TSC__FN int tsc_init(void)
     if (tsc__tls & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
         return -EAGAIN; /* called from inside the library's own one-time work */
     m = tsc__mode();
+    (void)tsc_get_trust();
     (void)tsc_ticks_per_second();
     if (TSC__LD32(&tsc__g.fseq) == 0)
         return -EAGAIN;
@@ -3629,6 +4260,179 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
     if (format == TSC_BENCH_JSON)
         fputs("\n]\n", out);
     return 0;
+}
+
+/* --- trace: implementation ---------------------------------------------- */
+
+#define TSC__TRACE_NONE ((size_t)-1) /* the slot of a dropped block */
+
+/* A block's start: the slot is filled before the stamp, so the block's
+ * time holds none of the bookkeeping. Slots are taken in order of start,
+ * so the buffer stays sorted without a sort. */
+TSC__FN size_t tsc__trace_begin(struct tsc_trace *t, const char *name)
+{
+    size_t i = t->n;
+    t->depth++;
+    if (TSC__UNLIKELY(i >= t->cap)) {
+        t->dropped++;
+        return TSC__TRACE_NONE;
+    }
+    t->n = i + 1;
+    t->ev[i].name = name;
+    t->ev[i].end = 0;
+    t->ev[i].start = tsc_clock_ticks();
+    return i;
+}
+
+/* A block's end: the stamp first, then the bookkeeping. */
+TSC__FN void tsc__trace_end(struct tsc_trace *t, size_t i)
+{
+    uint64_t e = tsc_clock_ticks();
+    t->depth--;
+    if (TSC__LIKELY(i != TSC__TRACE_NONE))
+        t->ev[i].end = e;
+}
+
+TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name)
+{
+    size_t skip;
+    if (!t)
+        return -EINVAL;
+    t->ev = (struct tsc_trace_event *)TSC__NULL;
+    t->n = t->cap = 0;
+    t->dropped = 0;
+    t->thread_name = thread_name;
+    t->depth = 0;
+    if (!mem)
+        return -EINVAL;
+    /* Sets the clock up now, not inside a traced block: stamps taken
+     * before its first set-up would all convert to that moment. */
+    (void)tsc_now_ns();
+    skip = (size_t)((8u - (uintptr_t)mem % 8u) % 8u);
+    if (bytes < skip || (bytes - skip) / sizeof(struct tsc_trace_event) == 0)
+        return -EINVAL;
+    t->ev = (struct tsc_trace_event *)(void *)((char *)mem + skip);
+    t->cap = (bytes - skip) / sizeof(struct tsc_trace_event);
+    return 0;
+}
+
+TSC__FN int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start, uint64_t end)
+{
+    struct tsc_trace_event *e;
+    size_t i;
+    if (!t || !name || end < start || end == 0)
+        return -EINVAL;
+    if (t->n >= t->cap) {
+        t->dropped++;
+        return -ENOSPC;
+    }
+    /* After every event that starts earlier, and after those that start
+     * at the same stamp and are no shorter (a parent before its child). */
+    for (i = t->n; i > 0; i--) {
+        e = &t->ev[i - 1];
+        if (e->start < start || (e->start == start && (e->end == 0 || e->end >= end)))
+            break;
+        if (e->end == 0)
+            return -EINVAL; /* an open block would move: not nested */
+    }
+    memmove(t->ev + i + 1, t->ev + i, (t->n - i) * sizeof(struct tsc_trace_event));
+    t->ev[i].start = start;
+    t->ev[i].end = end;
+    t->ev[i].name = name;
+    t->n++;
+    return 0;
+}
+
+TSC__FN uint64_t tsc_trace_dropped(const struct tsc_trace *t) { return t ? t->dropped : 0; }
+
+/* A JSON string: quotes and backslashes escaped, control characters as
+ * \u00XX; other bytes as they are (names are UTF-8). */
+TSC__FN void tsc__trace_put_str(FILE *out, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned c;
+    fputc('"', out);
+    for (; (c = (unsigned char)*s) != 0; s++) {
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", (int)c);
+        else if (c < 0x20)
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
+        else
+            fputc((int)c, out);
+    }
+    fputc('"', out);
+}
+
+/* Nanoseconds as microseconds with three decimals, from the integer. */
+TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
+{
+    fprintf(out, "%" PRIu64 ".%03u", ns / 1000u, (unsigned)(ns % 1000u));
+}
+
+/* One trace's metadata and events (each preceded by ",\n" but the first
+ * of the document). Returns the events left out as unfinished. */
+TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsigned long pid,
+                                      int tid)
+{
+    const struct tsc_trace_event *e;
+    uint64_t ts, te, prev = 0, unfinished = 0;
+    size_t k;
+    fprintf(out, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,\"args\":{\"name\":",
+            tid > 1 ? ",\n" : "\n", pid, tid);
+    if (t->thread_name)
+        tsc__trace_put_str(out, t->thread_name);
+    else
+        fprintf(out, "\"thread %d\"", tid);
+    fprintf(out, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
+                 "\"args\":{\"sort_index\":%d}}", pid, tid, tid);
+    if (t->dropped)
+        fprintf(out, ",\n{\"name\":\"tsc_trace_dropped\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
+                     "\"args\":{\"dropped\":%" PRIu64 "}}", pid, tid, t->dropped);
+    for (k = 0; k < t->n; k++) {
+        e = &t->ev[k];
+        if (e->end == 0) {
+            unfinished++;
+            continue;
+        }
+        ts = tsc_clock_ticks_to_realtime_ns(e->start);
+        te = tsc_clock_ticks_to_realtime_ns(e->end);
+        /* The conversion is monotonic, so neither clamp acts; they keep
+         * the ts order and dur >= 0 promised if it ever were not. */
+        if (ts < prev)
+            ts = prev;
+        if (te < ts)
+            te = ts;
+        prev = ts;
+        fputs(",\n{\"name\":", out);
+        tsc__trace_put_str(out, e->name ? e->name : "(null)");
+        fputs(",\"ph\":\"X\",\"ts\":", out);
+        tsc__trace_put_us(out, ts);
+        fputs(",\"dur\":", out);
+        tsc__trace_put_us(out, te - ts);
+        fprintf(out, ",\"pid\":%lu,\"tid\":%d}", pid, tid);
+    }
+    return unfinished;
+}
+
+TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n)
+{
+    uint64_t dropped = 0, unfinished = 0;
+    unsigned long pid;
+    int i;
+    if (!out || n < 0 || (n > 0 && !traces))
+        return -EINVAL;
+    for (i = 0; i < n; i++)
+        if (!traces[i])
+            return -EINVAL;
+    pid = (unsigned long)tsc__pid();
+    fputs("{\"traceEvents\":[", out);
+    for (i = 0; i < n; i++) {
+        dropped += traces[i]->dropped;
+        unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1);
+    }
+    fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
+                 "\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64 "}}\n", dropped, unfinished);
+    return ferror(out) ? -EIO : 0;
 }
 
 #ifdef __cplusplus

@@ -15,6 +15,9 @@ endif()
 # per-thread RDTSC permission, stats merging.
 tsc_test(test_robust SOURCES test_robust.c)
 
+# The trust verdict for simulated CPUs and kernels (fresh children).
+tsc_test(test_trust SOURCES test_trust.c)
+
 # Bad input rejected under -ffast-math, in this unit only.
 tsc_test(test_fast_math SOURCES test_fast_math.c)
 if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")

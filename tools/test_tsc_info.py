@@ -87,7 +87,7 @@ class Report(unittest.TestCase):
 
     def test_top_level_fields(self):
         self.keys(self.r, ["tool", "version", "cpu", "counter", "features", "frequency",
-                           "kernel", "costs", "cores", "verdict", "run_seconds"], "report")
+                           "kernel", "costs", "cores", "trust", "verdict", "run_seconds"], "report")
         self.assertEqual(self.r["tool"], "tsc-info")
         self.assertRegex(self.r["version"], r"^\d+\.\d+\.\d+$")
         self.assertIsInstance(self.r["counter"], str)
@@ -285,11 +285,47 @@ class Report(unittest.TestCase):
         if f["hypervisor"]:
             self.assertIn("hypervisor", texts)
 
+    def test_trust_is_the_librarys_verdict(self):
+        t = self.r["trust"]
+        self.keys(t, ["level", "reason"], "trust")
+        self.assertIn(t["level"], ("ok", "caution", "unsafe"), "trust.level")
+        self.assertIsInstance(t["reason"], str, "trust.reason: expected a string")
+        self.assertTrue(t["reason"], "trust.reason: empty")
+        self.assertEqual(t, self.r2["trust"], "trust: two runs on one machine disagree")
+        # One source of truth: the verdict carries tsc_trust's reason at its
+        # level, and is never milder than it.
+        order = ["ok", "caution", "unsafe"]
+        v = self.r["verdict"]
+        self.assertIn({"level": {"ok": "note"}.get(t["level"], t["level"]),
+                       "text": "tsc_trust: " + t["reason"]}, v["reasons"],
+                      "the verdict's reasons must include tsc_trust's")
+        self.assertGreaterEqual(["OK", "CAUTION", "UNSAFE"].index(v["level"]),
+                                order.index(t["level"]), "verdict milder than tsc_trust")
+        # What the facts in the report imply for the level.
+        f, k = self.r["features"], self.r["kernel"]
+        if not f["has_counter"]:
+            self.assertEqual(t["level"], "ok", "the OS clock is trusted")
+            self.assertTrue(t["reason"].startswith("the OS clock"), t["reason"])
+            return
+        if not f["tsc"]:
+            return  # not x86: an architectural counter
+        cs, avail = k["clocksource"], k["available_clocksources"]
+        if cs == "tsc" and f["invariant_tsc"]:
+            self.assertEqual(t["level"], "ok", "invariant TSC, clocksource tsc: " + t["reason"])
+        if cs is not None and "tsc" not in avail:
+            self.assertNotEqual(t["level"], "ok", "tsc absent from available_clocksource")
+            self.assertIn("unstable", t["reason"])
+            if not f["invariant_tsc"]:
+                self.assertEqual(t["level"], "unsafe", t["reason"])
+        if cs is not None and cs != "tsc" and f["hypervisor"]:
+            self.assertNotEqual(t["level"], "ok", "hypervisor, clocksource %s" % cs)
+        self.assertNotIn("skew", self.r, "skew is measured only with --skew")
+
     def test_text_report(self):
         p = run()
         self.assertEqual(p.returncode, 0, p.stderr)
         for heading in ("CPU", "Counter:", "Frequency", "Kernel", "Costs",
-                        "Cross-core offsets", "Verdict:"):
+                        "Cross-core offsets", "Trust (tsc_trust):", "Verdict:"):
             self.assertIn(heading, p.stdout, "text report: section %r missing" % heading)
         self.assertRegex(p.stdout, r"\nVerdict: (OK|CAUTION|UNSAFE) for timing")
 
@@ -298,7 +334,7 @@ class Arguments(unittest.TestCase):
     def test_help_documents_every_option(self):
         p = run("--help")
         self.assertEqual(p.returncode, 0)
-        for opt in ("--json", "--round-trips", "--calibrate", "--help"):
+        for opt in ("--json", "--round-trips", "--calibrate", "--skew", "--help"):
             self.assertIn(opt, p.stdout, "--help does not mention %s" % opt)
 
     def test_bad_arguments_fail_with_a_message(self):
@@ -322,6 +358,29 @@ class Arguments(unittest.TestCase):
         if not r["frequency"]["architectural"]:
             self.assertGreaterEqual(r["frequency"]["calibration_seconds"], 0.004,
                                     "--calibrate 0.004 busy-waits at least 4 ms")
+
+    def test_skew_reports_a_bound(self):
+        p = run("--json", "--skew", "--round-trips", "5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout)
+        sk = r["skew"]
+        self.assertIn("rc", sk)
+        self.assertIsInstance(sk["rc"], int)
+        if sk["rc"] != 0:  # -ENOSYS off Linux, or an affinity error
+            self.assertLess(sk["rc"], 0)
+            self.assertIsNone(sk["bound_ticks"])
+            return
+        self.assertIsInstance(sk["bound_ticks"], int)
+        self.assertGreaterEqual(sk["bound_ticks"], 0)
+        hz = r["frequency"]["calibrated_hz"]
+        self.assertAlmostEqual(sk["bound_ns"], sk["bound_ticks"] * 1e9 / hz, delta=1e-6)
+        # Below 1 ms: vCPUs read the host's TSC through offsets the
+        # hypervisor keeps equal (ns to us); the bound adds the widest
+        # bracket, which a preemption stretches to tens of us at most.
+        self.assertLess(sk["bound_ns"], 1e6, "skew bound %.0f ns" % sk["bound_ns"])
+        p = run("--skew", "--round-trips", "5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Skew (tsc_trust_measure_skew", p.stdout)
 
 
 if __name__ == "__main__":

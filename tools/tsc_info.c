@@ -5,8 +5,10 @@
  * Gathers what the CPU, the hypervisor and the kernel say about the counter
  * tsc_timer reads, checks the claims that can be checked (RDTSCP executes,
  * the calibrated frequency, the offsets between cores), and ends with a
- * verdict: OK, CAUTION or UNSAFE, each with its reasons. `--json` prints the
- * same facts as one JSON object. Exit status 0 whenever it ran.
+ * verdict: OK, CAUTION or UNSAFE, each with its reasons. The judgement of
+ * the counter itself is the library's tsc_trust() (one source of truth);
+ * the tool's measurements can only make the verdict graver. `--json`
+ * prints the same facts as one JSON object. Exit status 0 whenever it ran.
  *
  * Linux only (it pins threads, forks, reads /proc and /sys); the x86 parts
  * are guarded so it builds for every Linux target the header supports.
@@ -49,6 +51,13 @@
 enum { LEVEL_NOTE, LEVEL_CAUTION, LEVEL_UNSAFE };
 static const char *const level_names[] = {"note", "caution", "unsafe"};
 static const char *const verdict_names[] = {"OK", "CAUTION", "UNSAFE"};
+static const char *const trust_names[] = {"ok", "caution", "unsafe"};
+
+/* tsc_trust()'s level as a name; "unsafe" for a level it does not know. */
+static const char *trust_name(int level)
+{
+    return level >= TSC_TRUST_OK && level <= TSC_TRUST_UNSAFE ? trust_names[level] : "unsafe";
+}
 
 /* One pair of CPUs: offset = counter(b) - counter(a) lies in [lower, upper]. */
 struct pair {
@@ -94,6 +103,10 @@ struct report {
     int npairs;
     struct pair *pairs;
     int round_trips_asked;
+    /* the library's verdict on the counter, and the optional skew bound */
+    struct tsc_trust trust;
+    int skew_asked, skew_rc;
+    uint64_t skew_ticks;
     /* verdict */
     int nreasons;
     struct reason reasons[INFO_MAX_REASONS];
@@ -681,17 +694,18 @@ static void judge(struct report *r)
     int k, w, contradict = -1, proven = -1, unmeasured = 0;
     int64_t most = 0;
 
+    /* The counter itself: the library's verdict (CPUID, the kernel's
+     * clocksource, the permission to read), at its own level. */
+    add_reason(r, r->trust.level == TSC_TRUST_OK        ? LEVEL_NOTE
+                  : r->trust.level == TSC_TRUST_CAUTION ? LEVEL_CAUTION
+                                                        : LEVEL_UNSAFE,
+               "tsc_trust: %s", r->trust.reason);
     if (!f->has_counter)
-        add_reason(r, LEVEL_CAUTION, "no hardware counter read: %s", r->counter);
+        add_reason(r, LEVEL_NOTE, "no hardware counter read: %s", r->counter);
 #if defined(INFO_X86)
-    if (f->has_counter && !f->has_invariant_tsc) {
-        if (r->flag[F_CONSTANT] && r->flag[F_NONSTOP])
-            add_reason(r, LEVEL_NOTE, "CPUID hides the invariant-TSC bit; the kernel's "
-                                      "constant_tsc and nonstop_tsc vouch for a constant rate");
-        else
-            add_reason(r, LEVEL_UNSAFE, "no invariant TSC: its rate may follow the core clock "
-                                        "and it may stop in sleep states");
-    }
+    if (f->has_counter && !f->has_invariant_tsc && r->flag[F_CONSTANT] && r->flag[F_NONSTOP])
+        add_reason(r, LEVEL_NOTE, "CPUID hides the invariant-TSC bit; the kernel's "
+                                  "constant_tsc and nonstop_tsc vouch for a constant rate");
     if (r->rdtscp_executes == 0 && f->has_rdtscp)
         add_reason(r, f->uses_rdtscp ? LEVEL_UNSAFE : LEVEL_NOTE,
                    "CPUID advertises RDTSCP but it faults%s", f->uses_rdtscp
@@ -699,12 +713,11 @@ static void judge(struct report *r)
     if (r->rdtscp_executes == 1 && !f->has_rdtscp)
         add_reason(r, LEVEL_NOTE, "CPUID hides RDTSCP but it executes (tsc_timer uses "
                                   "LFENCE;RDTSC;LFENCE after a region, ordered the same way)");
-    if (f->has_counter && r->tsc_distrusted == 1)
-        add_reason(r, LEVEL_CAUTION, "kernel marked the TSC unstable (clocksource %s%s)",
-                   r->clocksource, has_word(r->boot_tsc, "unstable") ? ", boot parameter tsc=unstable" : "");
-    else if (f->has_counter && r->tsc_distrusted == 0 && strcmp(r->clocksource, "tsc") != 0)
-        add_reason(r, LEVEL_NOTE, "kernel keeps time with %s although tsc is available",
-                   r->clocksource);
+    /* tsc_trust() reads the clocksource files; a boot parameter
+     * tsc=unstable that left the TSC offered is for the tool to add. */
+    if (f->has_counter && r->tsc_distrusted == 1 && has_word(r->available, "tsc"))
+        add_reason(r, LEVEL_CAUTION, "kernel marked the TSC unstable (boot parameter "
+                                     "tsc=unstable; clocksource %s)", r->clocksource);
 #endif
     if (f->hypervisor)
         add_reason(r, LEVEL_NOTE, "running under a hypervisor (%s): the counter is virtualised; "
@@ -884,6 +897,19 @@ static void print_text(const struct report *r)
         }
     }
 
+    if (r->skew_asked) {
+        printf("\nSkew (tsc_trust_measure_skew, each CPU against CLOCK_MONOTONIC)\n");
+        if (r->skew_rc == 0)
+            printf("  %-26s %llu ticks = %.0f ns\n", "bound on offsets",
+                   (unsigned long long)r->skew_ticks, ticks_to_ns((double)r->skew_ticks, r));
+        else
+            printf("  %-26s not measured: %s\n", "bound on offsets", strerror(-r->skew_rc));
+    }
+
+    printf("\nTrust (tsc_trust): %s, %s\n",
+           verdict_names[r->trust.level >= TSC_TRUST_OK && r->trust.level <= TSC_TRUST_UNSAFE
+                             ? r->trust.level : TSC_TRUST_UNSAFE],
+           r->trust.reason);
     printf("\nVerdict: %s for timing with this counter\n", verdict_names[verdict_level(r)]);
     for (i = 0; i < r->nreasons; i++)
         printf("  - %s: %s\n", level_names[r->reasons[i].level], r->reasons[i].text);
@@ -1094,6 +1120,24 @@ static void print_json(const struct report *r)
     kv_num("worst_offset_ns", w >= 0 ? ticks_to_ns((double)offset_bound(&r->pairs[w]), r) : NAN);
     json_close('}');
 
+    json_open("trust", '{');
+    kv_str("level", trust_name(r->trust.level));
+    kv_str("reason", r->trust.reason);
+    json_close('}');
+
+    if (r->skew_asked) {
+        json_open("skew", '{');
+        kv_i64("rc", r->skew_rc);
+        if (r->skew_rc == 0) {
+            kv_u64("bound_ticks", r->skew_ticks);
+            kv_num("bound_ns", ticks_to_ns((double)r->skew_ticks, r));
+        } else {
+            kv_str("bound_ticks", NULL);
+            kv_str("bound_ns", NULL);
+        }
+        json_close('}');
+    }
+
     json_open("verdict", '{');
     kv_str("level", verdict_names[verdict_level(r)]);
     json_open("reasons", '[');
@@ -1116,7 +1160,7 @@ static void print_json(const struct report *r)
 static void usage(FILE *to)
 {
     fprintf(to,
-            "Usage: tsc-info [--json] [--round-trips N] [--calibrate SECONDS]\n"
+            "Usage: tsc-info [--json] [--round-trips N] [--calibrate SECONDS] [--skew]\n"
             "\n"
             "Reports whether this machine's counter can be trusted for timing: what the\n"
             "CPU, the hypervisor and the kernel say about it, its calibrated frequency,\n"
@@ -1128,6 +1172,9 @@ static void usage(FILE *to)
             "                       (default 1000)\n"
             "  --calibrate SECONDS  calibrate over SECONDS, 0 < SECONDS <= 60, instead of\n"
             "                       the library's first-use calibration (8 ms)\n"
+            "  --skew               also bound the counter offsets between CPUs with\n"
+            "                       tsc_trust_measure_skew (no threads: this thread visits\n"
+            "                       each allowed CPU and compares with CLOCK_MONOTONIC)\n"
             "  -h, --help           print this help and exit\n"
             "\n"
             "Exit status: 0 when the report was printed, whatever the verdict; 2 on\n"
@@ -1145,7 +1192,7 @@ static int bad_args(const char *fmt, const char *arg)
 int main(int argc, char **argv)
 {
     struct report *r;
-    int i, json = 0, rounds = 1000, rc;
+    int i, json = 0, rounds = 1000, rc, skew = 0;
     double cal_seconds = 0;
     uint64_t start = info_ns();
 
@@ -1154,6 +1201,8 @@ int main(int argc, char **argv)
         char *end;
         if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--skew")) {
+            skew = 1;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -1188,6 +1237,7 @@ int main(int argc, char **argv)
     r->round_trips_asked = rounds;
     r->counter = tsc_counter_name();
     r->f = tsc_features();
+    r->trust = tsc_trust();
     identify_cpu(r);
     r->rdtscp_executes = rdtscp_executes(r);
     rc = cal_seconds > 0 ? tsc_calibrate(cal_seconds, &r->cal) : tsc_current_calibration(&r->cal);
@@ -1200,6 +1250,10 @@ int main(int argc, char **argv)
     measure_costs(r);
     measure_core_clock(r);
     measure_cores(r);
+    if (skew) {
+        r->skew_asked = 1;
+        r->skew_rc = tsc_trust_measure_skew(&r->skew_ticks);
+    }
     judge(r);
     r->run_seconds = (double)(info_ns() - start) / 1e9;
     if (json)

@@ -28,7 +28,7 @@
 #include <sys/wait.h>
 #include "tsc_timer.h"
 
-#define NFUNC 9
+#define NFUNC 12
 #define STEADY_CALLS 1000
 #define CHILDREN 5
 #define FACTOR 20
@@ -37,7 +37,7 @@
 static const char *const fname[NFUNC] = {
     "tsc_ticks_before", "tsc_ticks_after", "tsc_ticks_to_ns", "tsc_ns_to_ticks",
     "tsc_ticks_to_seconds", "tsc_ticks_per_second", "tsc_overhead_ticks", "tsc_now_ns",
-    "tsc_now_realtime_ns"};
+    "tsc_now_realtime_ns", "tsc_clock_ticks", "tsc_clock_ticks_to_ns", "tsc_get_trust"};
 
 static volatile uint64_t sink_u;
 static volatile double sink_d;
@@ -64,6 +64,9 @@ static uint64_t time_call(int k)
     case 6: a = mono_ns(); sink_u = tsc_overhead_ticks(); b = mono_ns(); break;
     case 7: a = mono_ns(); sink_u = tsc_now_ns(); b = mono_ns(); break;
     case 8: a = mono_ns(); sink_u = tsc_now_realtime_ns(); b = mono_ns(); break;
+    case 9: a = mono_ns(); sink_u = tsc_clock_ticks(); b = mono_ns(); break;
+    case 10: a = mono_ns(); sink_u = tsc_clock_ticks_to_ns(x); b = mono_ns(); break;
+    case 11: a = mono_ns(); sink_u = (uint64_t)tsc_get_trust().level; b = mono_ns(); break;
     default: break;
     }
     return b - a;

@@ -57,6 +57,20 @@ static void use_core(FILE *out)
     real = tsc_now_realtime_ns();
     rc = tsc_clock_resync();
     expect(rc == 0 || rc == -EAGAIN, "tsc_clock_resync() 0 or -EAGAIN");
+    {
+        uint64_t stamp = tsc_clock_ticks(), bound = 0;
+        struct tsc_trust tr = tsc_trust();
+        struct tsc_trust tr2 = tsc_get_trust();
+        expect(tsc_clock_ticks_to_ns(stamp) <= tsc_now_ns() &&
+                   tsc_clock_ticks_to_realtime_ns(stamp) > 0,
+               "a stamp converts to no later than now");
+        expect(tr.level == tr2.level && (tr.level == TSC_TRUST_OK || tr.level == TSC_TRUST_CAUTION ||
+                                         tr.level == TSC_TRUST_UNSAFE),
+               "a trust level");
+        rc = tsc_trust_measure_skew(&bound);
+        expect(rc == 0 || rc == -ENOSYS, "tsc_trust_measure_skew() 0 or -ENOSYS");
+        fprintf(out, "trust: %s, skew %.0f ticks\n", tr.reason, (double)bound);
+    }
     rc = tsc_calibrate(0.001, &cal);
     expect(rc == 0, "tsc_calibrate(0.001) == 0");
     rc = tsc_current_calibration(&cal);
@@ -208,6 +222,29 @@ static void use_bench(FILE *out)
 #endif
 }
 
+/* Traces (C99 and C++: TSC_TRACE declares its loop variables). */
+static void use_trace(FILE *out)
+{
+#if defined(WHOLE_API_HAS_MEASURE)
+    static char mem[TSC_TRACE_BYTES(8)];
+    static struct tsc_trace t;
+    const struct tsc_trace *list[1];
+    uint64_t s0 = 0;
+    int rc = tsc_trace_init(&t, mem, sizeof mem, "main");
+    TSC_TRACE(&t, "outer") {
+        TSC_TRACE(&t, "inner") {
+            s0 = tsc_clock_ticks();
+        }
+    }
+    rc += tsc_trace_add(&t, "added", s0, tsc_clock_ticks());
+    list[0] = &t;
+    rc += tsc_trace_write_json(out, list, 1);
+    expect(rc == 0 && tsc_trace_dropped(&t) == 0, "the trace calls work");
+#else
+    (void)out;
+#endif
+}
+
 int main(void)
 {
     FILE *out;
@@ -219,6 +256,7 @@ int main(void)
     use_core(out);
     use_measure(out);
     use_bench(out);
+    use_trace(out);
     if (out != stdout)
         fclose(out);
     return failures != 0;

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* Stored stamps: tsc_clock_ticks() converted later with
+ * tsc_clock_ticks_to_ns() gives what tsc_now_ns() gave at that moment,
+ * across resyncs; and the clock survives a counter that goes back (a
+ * reset on resume), made to happen through TSC_TIMER_TEST_COUNTER_HOOK.
+ * Built as is and with TSC_TIMER_FORCE_FALLBACK (stamps are then the OS
+ * clock's nanoseconds). */
+#define _POSIX_C_SOURCE 199309L
+#include <stdint.h>
+static int64_t g_counter_shift; /* added to every clock counter read */
+#define TSC_TIMER_TEST_COUNTER_HOOK(t) ((uint64_t)(t) + (uint64_t)g_counter_shift)
+#include "tsc_test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define N_STAMPS 400
+/* Exact while the stamp is newer than the last-but-one resync; older, the
+ * records are interpolated, off by at most the line's correction at a
+ * resync: the resync's bracket and the clock's jitter. 2 us, and the
+ * counter's step (below), on a loaded machine. */
+#define INTERP_NS 2000
+
+static uint64_t os_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ns(long ns)
+{
+    struct timespec ts;
+    ts.tv_sec = ns / 1000000000L;
+    ts.tv_nsec = ns % 1000000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* Every stamp taken between two tsc_now_ns() readings, with a resync every
+ * 4 stamps over ~1 s (about 100 resyncs: records in both rings), converts
+ * later into the interval between them: exactly (0 ns) for the stamps the
+ * lines still cover, within INTERP_NS for the older ones. */
+static void test_stored_stamps_convert_to_what_the_clock_read_then(void **state)
+{
+    static uint64_t a[N_STAMPS], t[N_STAMPS], b[N_STAMPS];
+    uint64_t ns, worst = 0, tol;
+    int i, resyncs = 0, outside = 0, first_bad = -1;
+    (void)state;
+    EXPECT(tsc_init() == 0 || !tsc_features().has_counter, "tsc_init failed");
+    for (i = 0; i < N_STAMPS; i++) {
+        a[i] = tsc_now_ns();
+        t[i] = tsc_clock_ticks();
+        b[i] = tsc_now_ns();
+        if (i % 4 == 3) {
+            resyncs += tsc_clock_resync() == 0;
+            sleep_ns(10000000L); /* 10 ms: resyncs further apart slew for longer */
+        }
+    }
+    for (i = 0; i < N_STAMPS; i++) {
+        uint64_t off;
+        ns = tsc_clock_ticks_to_ns(t[i]);
+        tol = i >= N_STAMPS - 4 ? 0 : INTERP_NS;
+        off = ns < a[i] ? a[i] - ns : ns > b[i] ? ns - b[i] : 0;
+        worst = off > worst ? off : worst;
+        if (off > tol) {
+            outside++;
+            if (first_bad < 0)
+                first_bad = i;
+        }
+    }
+    print_message("      %d stamps over %d resyncs: worst %llu ns outside its reading's "
+                  "bracket\n", N_STAMPS, resyncs, (unsigned long long)worst);
+    EXPECT(outside == 0, "%d of %d stamps converted outside [before, after] +- tolerance; the "
+           "first, stamp %d: %llu not in [%llu, %llu]", outside, N_STAMPS, first_bad,
+           (unsigned long long)tsc_clock_ticks_to_ns(t[first_bad]),
+           (unsigned long long)a[first_bad], (unsigned long long)b[first_bad]);
+    /* Realtime: the same instant plus the realtime offset, within 1 ms of
+     * CLOCK_REALTIME's reading around it. */
+    {
+        uint64_t r0 = os_ns(CLOCK_REALTIME), s = tsc_clock_ticks();
+        uint64_t r = tsc_clock_ticks_to_realtime_ns(s), r1 = os_ns(CLOCK_REALTIME);
+        EXPECT(r + 1000000 >= r0 && r <= r1 + 1000000, "realtime stamp %llu, expected within "
+               "1 ms of [%llu, %llu]", (unsigned long long)r, (unsigned long long)r0,
+               (unsigned long long)r1);
+    }
+}
+
+/* A stamp is never converted later than the clock at the conversion: one
+ * from the far future (or from before a counter reset) gives now, not a
+ * wrapped value. */
+static void test_a_stamp_never_converts_past_now(void **state)
+{
+    uint64_t n0, ns, n1;
+    (void)state;
+    n0 = tsc_now_ns();
+    ns = tsc_clock_ticks_to_ns(UINT64_MAX - 5);
+    n1 = tsc_now_ns();
+    EXPECT(ns <= n1 && ns + 1000000000u >= n0, "a stamp from the far future converted to %llu, "
+           "now is [%llu, %llu]", (unsigned long long)ns, (unsigned long long)n0,
+           (unsigned long long)n1);
+    ns = tsc_clock_ticks_to_ns(0);
+    EXPECT(ns <= n1, "stamp 0 converted to %llu, after now %llu", (unsigned long long)ns,
+           (unsigned long long)n1);
+}
+
+#if !defined(TSC_TIMER_FORCE_FALLBACK)
+/* The counter goes back by ~10 s worth of ticks (through the test hook):
+ * tsc_now_ns() keeps going forward (never below an earlier reading), the
+ * next successful resync puts the line back within 1 ms of CLOCK_MONOTONIC,
+ * and stamps from before and after the jump convert to values no later
+ * than now (no wrap to ~2^64). */
+static void test_counter_going_back_keeps_the_clock_monotonic(void **state)
+{
+    uint64_t prev, n, before, after, m0, m1, c;
+    int i, back = 0, ok = 0;
+    (void)state;
+    if (!tsc_features().has_counter)
+        skip(); /* the OS clock: no counter to reset */
+    EXPECT(tsc_clock_resync() == 0 || tsc_clock_resync() == 0 || tsc_clock_resync() == 0,
+           "no resync succeeded before the jump");
+    before = tsc_clock_ticks();
+    prev = tsc_now_ns();
+    g_counter_shift = -(int64_t)(10.0 * tsc_ticks_per_second());
+    for (i = 0; i < 100000; i++) {
+        n = tsc_now_ns();
+        back += n < prev;
+        prev = n > prev ? n : prev;
+    }
+    EXPECT(back == 0, "%d of 100000 readings went back after the counter did", back);
+    for (i = 0; i < 50 && !ok; i++) {
+        ok = tsc_clock_resync() == 0;
+        if (!ok)
+            sleep_ns(2000000L);
+    }
+    EXPECT(ok, "no resync succeeded after the jump (50 tries)");
+    for (i = 0; i < 100000; i++) {
+        n = tsc_now_ns();
+        back += n < prev;
+        prev = n > prev ? n : prev;
+    }
+    EXPECT(back == 0, "%d of 100000 readings after the resync went back", back);
+    m0 = os_ns(CLOCK_MONOTONIC);
+    n = tsc_now_ns();
+    m1 = os_ns(CLOCK_MONOTONIC);
+    EXPECT(n + 1000000 >= m0 && n <= m1 + 1000000, "after the jump and a resync the clock reads "
+           "%llu, CLOCK_MONOTONIC [%llu, %llu]: not re-set within 1 ms",
+           (unsigned long long)n, (unsigned long long)m0, (unsigned long long)m1);
+    after = tsc_clock_ticks();
+    c = tsc_clock_ticks_to_ns(before);
+    EXPECT(c <= tsc_now_ns() && c >> 62 == 0, "a stamp from before the jump converted to %llu",
+           (unsigned long long)c);
+    m0 = tsc_now_ns();
+    c = tsc_clock_ticks_to_ns(after);
+    EXPECT(c + 1000000 >= n && c <= m0, "a stamp from after the jump converted to %llu, "
+           "expected in [%llu, %llu] (1 ms)", (unsigned long long)c, (unsigned long long)n,
+           (unsigned long long)m0);
+    g_counter_shift = 0; /* forward again by 10 s: a jump forward, steered */
+    for (i = 0; i < 10000; i++) {
+        n = tsc_now_ns();
+        back += n < prev;
+        prev = n > prev ? n : prev;
+    }
+    EXPECT(back == 0, "%d readings went back when the counter jumped forward again", back);
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stored_stamps_convert_to_what_the_clock_read_then),
+        cmocka_unit_test(test_a_stamp_never_converts_past_now),
+#if !defined(TSC_TIMER_FORCE_FALLBACK)
+        cmocka_unit_test(test_counter_going_back_keeps_the_clock_monotonic),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
