@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs what .ci/run needs on Debian 12, only what is missing: the cross
-# compilers (with their libc, which apt only recommends), qemu-user, Wine,
-# valgrind, and a deb-src line for Debian's cmocka source package. Without
+# compilers (with their libc, which apt only recommends), qemu-user and
+# qemu-system-arm (with cpio, for ci/armv7-system.sh), Wine, valgrind,
+# clang-16 (LoongArch, for ci/compile-only-zig.sh), Node.js and npm (zig
+# comes from the npm registry: ci/zig.sh install, run last), and a deb-src
+# line for Debian's cmocka source package. Without
 # apt-get, scripts/setup-debian.sh checks the programs are there and names
 # what is missing (ci/build-cmocka.sh then needs its cmocka source unpacked
 # in build-ci/src/ beforehand).
@@ -25,8 +28,10 @@ if command -v apt-get >/dev/null 2>&1; then
 fi
 cross=""
 for a in aarch64-linux-gnu:arm64 arm-linux-gnueabihf:armhf riscv64-linux-gnu:riscv64 \
-         powerpc64le-linux-gnu:ppc64el s390x-linux-gnu:s390x i686-linux-gnu:i386; do
+         powerpc64le-linux-gnu:ppc64el s390x-linux-gnu:s390x i686-linux-gnu:i386 \
+         powerpc-linux-gnu:powerpc; do
     cross="$cross gcc-${a%%:*} g++-${a%%:*} libc6-dev-${a##*:}-cross"
 done
-exec scripts/setup-debian.sh $srcpkg valgrind qemu-user-static wine wine64 \
-    gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 $cross
+scripts/setup-debian.sh $srcpkg valgrind qemu-user-static qemu-system-arm cpio wine wine64 \
+    gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 clang-16 nodejs npm $cross
+exec ci/zig.sh install
