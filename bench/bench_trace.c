@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* What a traced empty block costs, TSC_TRACE(&t, "b") {}, against a pair
+ * of plain tsc_clock_ticks() reads (start, end, their difference kept):
+ * the block's floor. N back-to-back iterations, timed with the fenced
+ * before/after pair, fastest of RUNS runs, the two interleaved so both see
+ * the same machine; pinned to one CPU. The trace is re-initialised every
+ * run, so each block stores into fresh memory (N x 32 bytes), as a real
+ * trace does. bench/run puts its table in results.md. Usage: bench_trace [--tiny] */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_setaffinity */
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tsc_timer.h"
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#define RUNS 15
+
+static void pin(void)
+{
+#if defined(__linux__)
+    cpu_set_t set;
+    int cpu = sched_getcpu();
+    if (cpu >= 0) {
+        CPU_ZERO(&set);
+        CPU_SET((unsigned)cpu, &set);
+        (void)sched_setaffinity(0, sizeof set, &set);
+    }
+#endif
+}
+
+/* ns per iteration of n back-to-back traced empty blocks. */
+static double traced(struct tsc_trace *t, void *mem, size_t bytes, long n)
+{
+    uint64_t t0, t1;
+    long i;
+    tsc_trace_init(t, mem, bytes, "bench");
+    t0 = tsc_ticks_before();
+    for (i = 0; i < n; i++)
+        TSC_TRACE(t, "b") {}
+    t1 = tsc_ticks_after();
+    return (double)tsc_ticks_to_ns(t1 - t0) / (double)n;
+}
+
+/* ns per iteration of n pairs of stamps, each difference kept. */
+static double pairs(long n)
+{
+    uint64_t t0, t1, a, b, sum = 0;
+    long i;
+    t0 = tsc_ticks_before();
+    for (i = 0; i < n; i++) {
+        a = tsc_clock_ticks();
+        b = tsc_clock_ticks();
+        sum += b - a;
+        TSC_KEEP(sum);
+    }
+    t1 = tsc_ticks_after();
+    TSC_KEEP(sum);
+    return (double)tsc_ticks_to_ns(t1 - t0) / (double)n;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 && !strcmp(argv[1], "--tiny") ? 1000 : 100000;
+    size_t bytes = TSC_TRACE_BYTES(n);
+    void *mem = malloc(bytes);
+    struct tsc_trace t;
+    double bt = 1e300, bp = 1e300, bf = 1e300, x;
+    int r;
+    if (!mem)
+        return 1;
+    pin();
+    tsc_init();
+    memset(mem, 0, bytes); /* the pages exist before the first run */
+    for (r = 0; r < RUNS; r++) {
+        x = traced(&t, mem, bytes, n);
+        bt = x < bt ? x : bt;
+        x = pairs(n);
+        bp = x < bp ? x : bp;
+        /* A full trace: every block only counted as dropped. */
+        tsc_trace_init(&t, mem, sizeof(struct tsc_trace_event), "full");
+        TSC_TRACE(&t, "fill") {}
+        x = traced(&t, mem, sizeof(struct tsc_trace_event) + 7, n);
+        bf = x < bf ? x : bf;
+    }
+    printf("counter: %s\n\n", tsc_counter_name());
+    printf("| what (fastest of %d runs of %ld) | ns per iteration | x pair |\n", RUNS, n);
+    printf("|---|---:|---:|\n");
+    printf("| pair of tsc_clock_ticks() | %.2f | 1.00 |\n", bp);
+    printf("| TSC_TRACE(&t, \"b\") {} | %.2f | %.2f |\n", bt, bt / bp);
+    printf("| TSC_TRACE on a full trace (dropped) | %.2f | %.2f |\n", bf, bf / bp);
+    free(mem);
+    return 0;
+}
