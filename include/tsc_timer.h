@@ -1,4 +1,4 @@
-/* tsc_timer.h 1.1.0 - cheap, correctly ordered timestamps and exact tick conversion.
+/* tsc_timer.h 1.2.0 - cheap, correctly ordered timestamps and exact tick conversion.
  * SPDX-License-Identifier: MIT
  *
  * One header, C90 or later and C++11 or later, no build step, no library to
@@ -8,11 +8,13 @@
  *   1. Usage
  *   2. Configuration
  *   3. Guarantees: threads, signals, fork, two copies of the header
- *   4. Public API: counter reads, frequency, conversion, the clock,
- *      statistics, macros, regions (every declaration a user needs)
+ *   4. Public API: counter reads, frequency, trust, conversion, the clock
+ *      and stored stamps, statistics, macros, regions, microbenchmarks,
+ *      traces (every declaration a user needs)
  *   5. Implementation (private, tsc__ prefix): platform choice, portability,
  *      the OS clock, CPUID, counter reads, shared state, calibration, first
- *      use, conversion, the clock, statistics, printing
+ *      use, trust, conversion, the clock, statistics, printing,
+ *      microbenchmarks, traces
  *
  * 1. USAGE
  *
@@ -43,11 +45,15 @@
  * A clock, for timestamps: tsc_now_ns() (CLOCK_MONOTONIC-compatible) and
  * tsc_now_realtime_ns() (CLOCK_REALTIME-compatible) cost less than half of
  * clock_gettime; call tsc_clock_resync() about once a second (any thread) to
- * keep them within a microsecond of the system clocks.
+ * keep them within a microsecond of the system clocks. tsc_clock_ticks()
+ * stores the same counter read, for tsc_clock_ticks_to_ns() to convert
+ * later in another thread.
  *
  * Hot loops: struct tsc_stats (percentiles, histogram), TSC_START/TSC_END,
  * TSC_MEASURE(&stats) { ... }, and struct tsc_regions for back-to-back
- * phases; see section 4.
+ * phases; TSC_BENCH(&b) { ... } for snippets below the timer's resolution;
+ * TSC_TRACE(&t, "name") { ... } for a timeline (Chrome Trace Event JSON);
+ * tsc_trust() says whether the counter may be trusted; see section 4.
  *
  * COUNTERS (chosen once, in "Platform choice")
  *
@@ -85,6 +91,10 @@
  *   two copies (a latch, as Linux's sched_clock does): a writer fills the
  *   copy nobody reads, then flips one counter, so a reader interrupted,
  *   preempted or forked at any point always finds a whole copy.
+ * - tsc_now_ns() never goes back, across resyncs (a late one publishes
+ *   nothing) and across a counter that went back (reset on resume, a VM
+ *   restored); only a counter that ran on while CLOCK_MONOTONIC stood still
+ *   by more than a second (a suspend) makes the next resync re-set it.
  * - First use never hangs. A thread that re-enters the library while it
  *   calibrates (a signal handler, a clock_gettime built on tsc_now_ns())
  *   gets an answer at once: conversions from a quick local calibration that
@@ -107,7 +117,7 @@
 #define TSC_TIMER_H
 
 #define TSC_TIMER_VERSION_MAJOR 1
-#define TSC_TIMER_VERSION_MINOR 1
+#define TSC_TIMER_VERSION_MINOR 2
 #define TSC_TIMER_VERSION_PATCH 0
 
 #include <stddef.h>
@@ -498,13 +508,17 @@ struct tsc_bench {
  * batches with the loop's own cost subtracted (floored at 0). */
 struct tsc_bench_result {
     double ns_per_op, ticks_per_op;
-    double err_pct;          /* median absolute % deviation of the batches  */
+    double err_pct;          /* median absolute % deviation of the batches,
+                                of the net cost (of the raw one where the
+                                net is within err_ticks_per_op of 0)      */
     double err_ticks_per_op; /* the bound on ticks_per_op: the median
                                 absolute deviations of the batches and of
-                                the empty-body batches, and per batch two
-                                ticks and twice the timer's overhead (the
-                                two loops' fixed costs, their fenced reads
-                                and exits, agree only that well), added   */
+                                the empty-body batches, per batch two ticks
+                                and twice the timer's overhead (the two
+                                loops' fixed costs, their fenced reads and
+                                exits, agree only that well), and the change
+                                of the empty loop's cost from before the run
+                                to after it, added                         */
     double min_ticks_per_op; /* the fastest batch, loop cost subtracted     */
     double raw_ticks_per_op; /* median, loop cost not subtracted            */
     double loop_ticks_per_op;/* the loop's own cost that was subtracted     */
@@ -4135,8 +4149,13 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
     out->ns_per_op = out->ticks_per_op * 1e9 / tsc_ticks_per_second();
     /* (batches alike to the tick have no deviation, yet the body's batches
      * and the empty ones differ by some ticks in their fixed costs) */
-    out->err_ticks_per_op = mad + loop_mad + (2.0 + (double)b->target / 500) / (double)b->batch;
-    out->err_pct = out->ticks_per_op > 0 ? 100.0 * mad / out->ticks_per_op : 100.0 * mad / med;
+    out->err_ticks_per_op = mad + loop_mad + (2.0 + (double)b->target / 500) / (double)b->batch +
+                            tsc__fabs(last - first); /* the loop's own cost moved that much */
+    /* Relative to the net cost, or to the raw one where the net cannot be
+     * told from 0 (an empty body: a percentage of ~0 says nothing). */
+    out->err_pct = out->ticks_per_op > out->err_ticks_per_op ? 100.0 * mad / out->ticks_per_op
+                                                              : 100.0 * mad / med;
+
     if (!(out->err_pct >= 0) || !tsc__finite(out->err_pct))
         out->err_pct = 0;
     out->ops = b->ops;
