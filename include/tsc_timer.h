@@ -2703,9 +2703,12 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
     memset(out, 0, sizeof *out);
     out->ticks_per_second = tsc__architectural_hz(src);
     if (out->ticks_per_second > 0) {
+        uint64_t r0 = tsc__ref_read();
         if (!((*src == TSC__SRC_CNTFRQ || *src == TSC__SRC_CPUCFG || *src == TSC__SRC_PPC_GLIBC) &&
               tsc__stated_is_wrong(out->ticks_per_second))) {
             out->method = tsc__method_name(*src);
+            /* (the time the check took; 0 where the OS states the rate) */
+            out->seconds_spent = (double)(tsc__ref_read() - r0) / tsc__ref_hz();
             return 0;
         }
         *src = TSC__SRC_STATED_WRONG; /* measured below, like an unstated one */

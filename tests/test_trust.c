@@ -124,6 +124,24 @@ static int child_scenario(void *arg)
              s->what, t.reason, s->reason_has);
     WD_CHECK(strlen(t.reason) < 80, "%s: reason '%s' is not short (%zu characters, expected < 80)",
              s->what, t.reason, strlen(t.reason));
+    if (t.level == TSC_TRUST_UNSAFE) {
+        /* The clock then reads the OS clock: a stamp is CLOCK_MONOTONIC's
+         * ns, between two readings of it; regions keep the counter. */
+        struct timespec a, b;
+        uint64_t stamp, now, lo, hi;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        stamp = tsc_clock_ticks();
+        now = tsc_now_ns();
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        lo = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+        hi = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+        WD_CHECK(stamp >= lo && stamp <= hi && now >= lo && now <= hi,
+                 "%s: UNSAFE, yet the clock is not CLOCK_MONOTONIC: stamp %llu, now %llu, "
+                 "outside [%llu, %llu]", s->what, (unsigned long long)stamp,
+                 (unsigned long long)now, (unsigned long long)lo, (unsigned long long)hi);
+        WD_CHECK(strstr(tsc_counter_name(), "TSC") != NULL, "%s: UNSAFE moved region timing "
+                 "off the counter too: '%s'", s->what, tsc_counter_name());
+    }
     return 0;
 #endif
 }
