@@ -587,8 +587,9 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
  *
  * The JSON: complete events ("ph":"X") in microseconds with three decimals
  * (whole nanoseconds, printed from integers: no rounding), on the
- * CLOCK_REALTIME-compatible time line (tsc_clock_ticks_to_realtime_ns at
- * write time), so the traces of several processes line up; "pid" the
+ * CLOCK_REALTIME-compatible time line (tsc_clock_ticks_to_ns at write
+ * time plus one realtime offset for the whole file), so the traces of
+ * several processes line up; "pid" the
  * process id (1 where there is none), "tid" the trace's index in the array
  * plus one. Per trace, "thread_name" and "thread_sort_index" metadata
  * events ("ph":"M"), and a "tsc_trace_dropped" one with args.dropped where
@@ -3300,16 +3301,42 @@ extrapolate:
 }
 #endif
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, one value: the line's (measured at
+ * its last resync), or where the clock is the OS clock the narrowest of 8
+ * mono|real|mono readings. */
+TSC__FN uint64_t tsc__clock_real_offset(void)
+{
+    uint64_t m0, r, m1, best = UINT64_MAX, off = 0;
+    int i;
+#if !defined(TSC__OSCLOCK)
+    if (!tsc__clock_os()) {
+        (void)tsc_now_ns(); /* the line set up */
+        if (tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, TSC__L_REAL, &off, 1))
+            return off;
+    }
+#endif
+    for (i = 0; i < 8; i++) {
+        m0 = tsc__os_ns(0);
+        r = tsc__os_ns(1);
+        m1 = tsc__os_ns(0);
+        if (m1 - m0 < best) {
+            best = m1 - m0;
+            off = r - (m0 + best / 2);
+        }
+    }
+    return off;
+}
+
 TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
 {
 #if defined(TSC__OSCLOCK)
     uint64_t now = tsc__os_ns(0);
-    return (t < now ? t : now) + (realtime ? tsc__os_ns(1) - now : 0);
+    return (t < now ? t : now) + (realtime ? tsc__clock_real_offset() : 0);
 #else
     uint64_t v[TSC__L_WORDS], ns, now;
     if (tsc__clock_os()) {
         now = tsc__os_ns(0);
-        return (t < now ? t : now) + (realtime ? tsc__os_ns(1) - now : 0);
+        return (t < now ? t : now) + (realtime ? tsc__clock_real_offset() : 0);
     }
     now = tsc_now_ns(); /* sets the clock up where it is not yet */
     if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS))
@@ -4394,7 +4421,7 @@ TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
 /* One trace's metadata and events (each preceded by ",\n" but the first
  * of the document). Returns the events left out as unfinished. */
 TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsigned long pid,
-                                      int tid)
+                                      int tid, uint64_t real)
 {
     const struct tsc_trace_event *e;
     uint64_t ts, te, prev = 0, unfinished = 0;
@@ -4416,8 +4443,8 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
             unfinished++;
             continue;
         }
-        ts = tsc_clock_ticks_to_realtime_ns(e->start);
-        te = tsc_clock_ticks_to_realtime_ns(e->end);
+        ts = tsc_clock_ticks_to_ns(e->start) + real; /* one offset for the file */
+        te = tsc_clock_ticks_to_ns(e->end) + real;
         /* The conversion is monotonic, so neither clamp acts; they keep
          * the ts order and dur >= 0 promised if it ever were not. */
         if (ts < prev)
@@ -4438,7 +4465,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
 
 TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n)
 {
-    uint64_t dropped = 0, unfinished = 0;
+    uint64_t dropped = 0, unfinished = 0, real;
     unsigned long pid;
     int i;
     if (!out || n < 0 || (n > 0 && !traces))
@@ -4446,11 +4473,12 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
     for (i = 0; i < n; i++)
         if (!traces[i])
             return -EINVAL;
+    real = tsc__clock_real_offset();
     pid = (unsigned long)tsc__pid();
     fputs("{\"traceEvents\":[", out);
     for (i = 0; i < n; i++) {
         dropped += traces[i]->dropped;
-        unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1);
+        unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1, real);
     }
     fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
                  "\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64 "}}\n", dropped, unfinished);
