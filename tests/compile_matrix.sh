@@ -4,11 +4,13 @@
 # macro given, under -Wall -Wextra -Wpedantic -Werror, at -O0 (compiled) and
 # -O3 -flto (compiled and linked, so link-time warnings count). Fails on the
 # first warning of each combination and reports them all.
-# Usage: compile_matrix.sh [--full] INCLUDE_DIR [compiler ...]
-#   --full  also -O2 and -Os.
+# Usage: compile_matrix.sh [--full|--extra] INCLUDE_DIR [compiler ...]
+#   --full   also -O2 and -Os.
+#   --extra  only -O2 and -Os (after a run without options: .ci/run).
 set -u
 opts="-O0|-O3 -flto"
 [ "$1" = "--full" ] && { opts="-O0|-O2|-Os|-O3 -flto"; shift; }
+[ "$1" = "--extra" ] && { opts="-O2|-Os"; shift; }
 inc=$1; shift
 src=$(dirname "$0")/compile_test.c
 tmp=$(mktemp -d) || exit 1

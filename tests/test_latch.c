@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "tsc_test.h"
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #define WORDS TSC__F_WORDS
@@ -40,7 +41,7 @@ static void *reader_main(void *p)
         if (!tsc__latch_get(&seq, &copies[0][0], WORDS, 0, v, WORDS))
             continue;
         gen = v[0] & 0xFFFFFFFFu;
-        r->reads++;
+        __atomic_store_n(&r->reads, r->reads + 1, __ATOMIC_RELAXED);
         for (i = 0; i < WORDS; i++)
             if (v[i] != word(gen, i))
                 r->torn++;
@@ -58,6 +59,15 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int all_read(struct reader *r)
+{
+    int i;
+    for (i = 0; i < READERS; i++)
+        if (__atomic_load_n(&r[i].reads, __ATOMIC_RELAXED) < 1000)
+            return 0;
+    return 1;
+}
+
 static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
 {
     pthread_t th[READERS];
@@ -69,10 +79,15 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
     memset(r, 0, sizeof r);
     for (i = 0; i < READERS; i++)
         EXPECT(pthread_create(&th[i], NULL, reader_main, &r[i]) == 0, "pthread_create");
-    for (gen = 1; now_ns() - t0 < 300000000u; gen++) {
+    /* 0.3 s, and on until every reader has read 1000 copies (valgrind
+     * runs one thread at a time), 20 s at most. */
+    for (gen = 1; now_ns() - t0 < 300000000u || (now_ns() - t0 < 20000000000u && !all_read(r));
+         gen++) {
         for (i = 0; i < WORDS; i++)
             v[i] = word(gen, i);
         tsc__latch_put(&seq, &copies[0][0], WORDS, v, 0);
+        if (gen % 1024 == 0)
+            sched_yield();
     }
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     for (i = 0; i < READERS; i++) {
@@ -81,9 +96,9 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
         torn += r[i].torn;
         back += r[i].back;
     }
-    print_message("%llu publications in 0.3 s, %ld reads: %ld torn words, %ld older copies\n",
-                  (unsigned long long)gen, reads, torn, back);
-    EXPECT(reads > 0, "the readers read nothing in 0.3 s");
+    print_message("%llu publications in %.1f s, %ld reads: %ld torn words, %ld older copies\n",
+                  (unsigned long long)gen, (double)(now_ns() - t0) * 1e-9, reads, torn, back);
+    EXPECT(reads > 0, "the readers read nothing in 20 s");
     EXPECT(torn == 0, "%ld words of %ld reads disagreed with their copy", torn, reads);
     EXPECT(back == 0, "%ld of %ld reads got a copy older than one read before", back, reads);
 }
