@@ -3068,26 +3068,35 @@ TSC__FN uint64_t tsc__clock_floor(const uint64_t *v, uint64_t mono)
     return mono + v[TSC__L_AHEAD] + (mono > v[TSC__L_MONO] ? (mono - v[TSC__L_MONO]) / 1000000u : 0);
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC from the narrowest of n
+ * mono|real|mono readings. */
+TSC__FN uint64_t tsc__os_real_offset(int n)
+{
+    uint64_t narrow = UINT64_MAX, off = 0, m0, r, m1;
+    int i;
+    for (i = 0; i < n; i++) {
+        m0 = tsc__os_ns(0);
+        r = tsc__os_ns(1);
+        m1 = tsc__os_ns(0);
+        if (m1 - m0 < narrow) {
+            narrow = m1 - m0;
+            off = r - (m0 + narrow / 2);
+        }
+    }
+    return off;
+}
+
 /* Where the line should be: the narrowest of 16 counter|clock|counter
  * brackets gives *mid (the counter at its middle) and *mono (the
  * monotonic clock there, ns); the narrowest of 16 mono|real|mono reads
  * gives *real_off. Returns the bracket's width in ticks. */
 TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off)
 {
-    uint64_t best = tsc__narrowest_bracket(mid, mono), narrow = UINT64_MAX, m0, r, m1;
-    int i;
+    uint64_t best = tsc__narrowest_bracket(mid, mono);
 #if defined(TSC__WINDOWS)
     *mono = tsc__qpc_ns(*mono);
 #endif
-    for (i = 0; i < 16; i++) {
-        m0 = tsc__os_ns(0);
-        r = tsc__os_ns(1);
-        m1 = tsc__os_ns(0);
-        if (m1 - m0 < narrow) {
-            narrow = m1 - m0;
-            *real_off = r - (m0 + narrow / 2);
-        }
-    }
+    *real_off = tsc__os_real_offset(16);
     return best;
 }
 
@@ -3306,25 +3315,15 @@ extrapolate:
  * mono|real|mono readings. */
 TSC__FN uint64_t tsc__clock_real_offset(void)
 {
-    uint64_t m0, r, m1, best = UINT64_MAX, off = 0;
-    int i;
 #if !defined(TSC__OSCLOCK)
+    uint64_t off;
     if (!tsc__clock_os()) {
         (void)tsc_now_ns(); /* the line set up */
         if (tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, TSC__L_REAL, &off, 1))
             return off;
     }
 #endif
-    for (i = 0; i < 8; i++) {
-        m0 = tsc__os_ns(0);
-        r = tsc__os_ns(1);
-        m1 = tsc__os_ns(0);
-        if (m1 - m0 < best) {
-            best = m1 - m0;
-            off = r - (m0 + best / 2);
-        }
-    }
-    return off;
+    return tsc__os_real_offset(8);
 }
 
 TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
