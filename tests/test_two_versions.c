@@ -12,6 +12,7 @@
 #include "two_versions.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Ticks to convert: a microsecond's worth to an hour's at a few GHz. */
 static const uint64_t some_ticks[] = {1000u, 1000000000u, UINT64_C(3000000000000),
@@ -58,9 +59,12 @@ static int child_two_versions(void *arg)
                   mb ? mb : "(null)");
     WD_CHECK(hz_a > 0 && isfinite(hz_a) && hz_b > 0 && isfinite(hz_b),
              "frequencies %g and %g Hz, expected both positive", hz_a, hz_b);
-    tol = ua + ub + 1;
+    /* Under emulation the counter is the host's, translated, and its rate
+     * against the host's clock moves with the host's load between the two
+     * calibrations: 100 ppm there, still far below a wrong state's error. */
+    tol = ua + ub + (getenv("TSC_TEST_EMULATED") ? 100 : 1);
     WD_CHECK(fabs(hz_a / hz_b - 1) * 1e6 <= tol, "the versions measured %.3f and %.3f Hz, "
-             "%.4f ppm apart; expected within their uncertainties + 1 ppm = %.4f ppm", hz_a,
+             "%.4f ppm apart; expected within their uncertainties + 1 ppm (100 emulated) = %.4f ppm", hz_a,
              hz_b, fabs(hz_a / hz_b - 1) * 1e6, tol);
     wd_stage("conversions");
     check_conversion("this version", this_to_ns, hz_a, hz_b, tol);
