@@ -298,8 +298,8 @@ static int resync_ok(void)
  * forbidden) the clock is that clock and there is nothing to steer. */
 #define NEED_A_COUNTER()                                                      \
     do {                                                                      \
-        if (tsc__mode() == TSC__MODE_OS) {                                    \
-            print_message("the counter is the OS clock: nothing to steer\n"); \
+        if (!test_clock_on_counter()) {                                       \
+            print_message("the clock is the OS clock: nothing to steer\n");   \
             skip();                                                           \
         }                                                                     \
     } while (0)

@@ -22,6 +22,15 @@
         }                                                                     \
     } while (0)
 
+/* 1 when tsc_now_ns() reads the counter (there is a line to steer and
+ * publish), 0 where the clock is the OS clock: no counter, or tsc_trust()
+ * says UNSAFE (qemu-i386's CPU has no invariant TSC, and a kernel that
+ * keeps time with another clocksource vouches for none). */
+static inline int test_clock_on_counter(void)
+{
+    return tsc_features().has_counter && tsc_trust().level != TSC_TRUST_UNSAFE;
+}
+
 /* A 192-bit unsigned number, three 64-bit limbs, least significant first. */
 typedef struct { uint64_t w[3]; } test_u192;
 
