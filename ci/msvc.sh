@@ -92,6 +92,7 @@ for what in "$@"; do
         # inherit its output and linger 3 s after it, which ctest waits out
         # for every test; kept ones holding a test's pipe would hang ctest.
         trap 'wineserver -k 2>/dev/null || true' EXIT
+        mkdir -p "$WINEPREFIX" # (wineserver needs it; wine makes the rest)
         wineserver -p </dev/null >/dev/null 2>&1
         wine cmd /c exit </dev/null >/dev/null 2>&1
         # multi_include_symbols: MSVC's ABI makes string literals and FP

@@ -473,7 +473,10 @@ static void test_rate_change_beyond_0_1_percent_is_followed(void **state)
     e = error_now();
     print_message("rate 0.2 %% low at the start; after 3.5 s %+.2f ppm off the calibrated one, "
                   "error %lld ns\n", (got / truth - 1) * 1e6, (long long)e);
-    EXPECT(fabs(got / truth - 1) < 10e-6, "the rate is still %+.1f ppm off", (got / truth - 1) * 1e6);
+    /* 10 ppm of 2000 followed; 100 under valgrind or qemu, whose translated
+     * brackets bend the 1 s spans the rate is measured over */
+    EXPECT(fabs(got / truth - 1) < (getenv("TSC_TEST_EMULATED") ? 100e-6 : 10e-6),
+           "the rate is still %+.1f ppm off", (got / truth - 1) * 1e6);
     EXPECT(e > -agree_ns && e < agree_ns, "error %lld ns, expected within %lld", (long long)e,
            (long long)agree_ns);
 }

@@ -251,6 +251,10 @@ static void test_frequency_agrees_with_independent_measurement(void **state)
     diff = fabs(f / c.ticks_per_second - 1) * 1e6;
     print_message("      calibrated %.3f Hz +-%.4f ppm; independent %.3f Hz +-%.4f ppm; "
                   "differ by %.4f ppm\n", c.ticks_per_second, c.uncertainty_ppm, f, bound, diff);
+    /* Under valgrind or qemu (TSC_TEST_EMULATED) a bracket's reads are
+     * translated code whose timing the translator bends: 100 ppm more. */
+    if (getenv("TSC_TEST_EMULATED"))
+        bound += 100;
     EXPECT(diff <= c.uncertainty_ppm + bound,
            "frequencies differ by %.4f ppm, beyond the stated %.4f + %.4f ppm", diff,
            c.uncertainty_ppm, bound);
@@ -530,8 +534,12 @@ static void test_rdtscp_path_where_the_instruction_executes(void **state)
     uint32_t saved = tsc__g.mode, cpu = UINT32_MAX;
     uint64_t prev, now;
     long i, back = 0;
-    int rc = in_child(child_rdtscp);
+    int rc;
     (void)state;
+#if defined(TSC_TIMER_NO_RDTSCP)
+    skip(); /* the configuration never executes RDTSCP (valgrind's CI stage, where it faults) */
+#endif
+    rc = in_child(child_rdtscp);
     print_message("      RDTSCP in a child: %s; CPUID says %d\n",
                   rc == 0 ? "executes" : "faults", tsc_features().has_rdtscp);
     if (rc != 0)
