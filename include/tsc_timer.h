@@ -1998,9 +1998,6 @@ TSC__FN struct tsc_trust tsc__trust_entry(uint32_t i)
     return t[i < (uint32_t)TSC__TR_COUNT ? i : 0];
 }
 
-/* The cached verdict's index, 0 until computed: one per process. */
-TSC__FN uint32_t *tsc__trust_word(void) { return &tsc__g.trust; }
-
 #if defined(TSC__X86)
 /* 1 when the space-separated list holds the word. */
 TSC__FN int tsc__trust_has_word(const char *list, const char *word)
@@ -2117,11 +2114,12 @@ TSC__SLOW uint32_t tsc__trust_compute(void)
 
 TSC__FN struct tsc_trust tsc_get_trust(void)
 {
-    uint32_t *w = tsc__trust_word(), v = TSC__LD32(w);
+    /* The verdict's index is cached process-wide in tsc__g.trust (0 until
+     * computed); racing first callers compute the same, the first wins. */
+    uint32_t v = TSC__LD32(&tsc__g.trust);
     if (TSC__UNLIKELY(v == TSC__TR_NONE)) {
-        /* Racing first callers compute the same; the first store wins. */
-        (void)tsc__cas32(w, TSC__TR_NONE, tsc__trust_compute());
-        v = TSC__LD32(w);
+        (void)tsc__cas32(&tsc__g.trust, TSC__TR_NONE, tsc__trust_compute());
+        v = TSC__LD32(&tsc__g.trust);
     }
     return tsc__trust_entry(v);
 }
