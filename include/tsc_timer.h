@@ -2637,10 +2637,17 @@ TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_cali
 {
     uint64_t t_end, c_end, w_end = tsc__narrowest_bracket(&t_end, &c_end);
     if (!started) {
+        /* No clean start (a loaded machine took the whole window): this
+         * point starts, and the end waits ~1 ms of the clock, bounded in
+         * brackets so that a stalled clock cannot hold it. */
+        long n = 0;
         k->x0 = t_end;
         k->y0 = c_end;
         k->limit = w_end;
-        tsc__narrowest_bracket(&t_end, &c_end);
+        do
+            tsc__bracket(&t_end, &c_end);
+        while (c_end - k->y0 < (uint64_t)(k->ref_hz / 1000) && ++n < 200000L);
+        w_end = tsc__narrowest_bracket(&t_end, &c_end);
     }
     /* A clock that moved less than 100 us (it stalled) measures nothing. */
     if ((int64_t)(c_end - k->y0) > (int64_t)(k->ref_hz / 1e4) && (int64_t)(t_end - k->x0) > 0) {

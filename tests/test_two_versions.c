@@ -25,11 +25,14 @@ static int check_conversion(const char *which, uint64_t (*to_ns)(uint64_t), doub
     for (i = 0; i < sizeof some_ticks / sizeof some_ticks[0]; i++) {
         uint64_t t = some_ticks[i], ns = to_ns(t);
         double own = (double)t * 1e9 / hz, other = (double)t * 1e9 / other_hz;
+        double big = own > other ? own : other;
         /* 1 ns of rounding, and the double's own error */
         WD_CHECK(fabs((double)ns - own) <= 1 + own * 1e-15, "%s: %llu ticks -> %llu ns, expected "
                  "within 1 ns of ticks*1e9/hz = %.3f", which, (unsigned long long)t,
                  (unsigned long long)ns, own);
-        WD_CHECK(fabs((double)ns - other) <= 1 + other * tol_ppm * 1e-6 + other * 1e-15,
+        /* |own - other| is the frequencies' relative difference times
+         * own or other (whichever the ratio is taken against): the larger */
+        WD_CHECK(fabs((double)ns - other) <= 1 + big * tol_ppm * 1e-6 + big * 1e-15,
                  "%s: %llu ticks -> %llu ns, expected within 1 ns + %.4f ppm of the other "
                  "version's %.3f", which, (unsigned long long)t, (unsigned long long)ns,
                  tol_ppm, other);
