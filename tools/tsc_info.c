@@ -47,6 +47,8 @@
 #define INFO_MAX_CPUS 64     /* cores compared pairwise: the first 64 allowed */
 #define INFO_MAX_REASONS 16
 #define INFO_PAIRS_BUDGET_S 0.4 /* all pairs together, at most (plus thread starts) */
+#define INFO_MIN_ROUNDS 16      /* per pair, past its budget: one slow round is no bound */
+#define INFO_PAIR_CAP_S 0.25    /* per pair, for the readiness wait and for the rounds */
 
 enum { LEVEL_NOTE, LEVEL_CAUTION, LEVEL_UNSAFE };
 static const char *const level_names[] = {"note", "caution", "unsafe"};
@@ -529,7 +531,7 @@ static void *pp_ask(void *arg) /* thread A */
 {
     struct pp *s = (struct pp *)arg;
     struct pair *p = s->p;
-    uint64_t deadline, i, t1, t2, t3;
+    uint64_t deadline, cap, i, t1, t2, t3;
     unsigned spins = 0;
     if (pin_to(p->a) != 0) {
         STORE(s->failed, 1u);
@@ -537,9 +539,14 @@ static void *pp_ask(void *arg) /* thread A */
         return NULL;
     }
     __atomic_add_fetch(&s->line.ready, 1u, __ATOMIC_ACQ_REL);
-    deadline = info_ns() + (uint64_t)(s->limit_s * 1e9);
-    while (LOAD(s->line.ready) < 2u && !LOAD(s->failed) && info_ns() < deadline)
+    /* The budget starts once both threads run on their CPUs (starting and
+     * moving a thread can take milliseconds); past it, the rounds go on to
+     * INFO_MIN_ROUNDS, as long as the cap allows (a CPU busy with others). */
+    cap = info_ns() + (uint64_t)(INFO_PAIR_CAP_S * 1e9);
+    while (LOAD(s->line.ready) < 2u && !LOAD(s->failed) && info_ns() < cap)
         info_pause();
+    deadline = info_ns() + (uint64_t)(s->limit_s * 1e9);
+    cap = deadline + (uint64_t)(INFO_PAIR_CAP_S * 1e9);
     p->lower = INT64_MIN;
     p->upper = INT64_MAX;
     p->round_trip = UINT64_MAX;
@@ -549,8 +556,11 @@ static void *pp_ask(void *arg) /* thread A */
         STORE(s->line.seq, i);
         while (LOAD(s->line.ack) != i) {
             info_pause();
-            if (++spins % 256u == 0 && info_ns() > deadline)
-                goto out;
+            if (++spins % 256u == 0) {
+                uint64_t now = info_ns();
+                if (now > cap || (now > deadline && i > INFO_MIN_ROUNDS))
+                    goto out;
+            }
         }
         t2 = __atomic_load_n(&s->line.t2, __ATOMIC_RELAXED);
         t3 = pp_read();
