@@ -2406,8 +2406,9 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
  *      stops once the stated uncertainty is 0.1 ppm or less;
  *   4. where too few clean samples came (a wildly loaded machine, a clock
  *      that turned slow), the end points alone, with the bound their
- *      brackets give; where the clock did not move at all, a nominal
- *      frequency with an uncertainty that says it is one.
+ *      brackets give (where the clock stopped: the parts before it, or
+ *      the end points up to it); where the clock did not move at all, a
+ *      nominal frequency with an uncertainty that says it is one.
  * Every loop is bounded by the reference clock and by a count of brackets,
  * so a clock that turns slow or stops cannot hold it. Stack: ~5 KiB. */
 #define TSC__BINS 256           /* parts of the adaptive window           */
@@ -2415,6 +2416,9 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
 #define TSC__ADAPTIVE_CAP 0.008 /* seconds: the adaptive window's limit    */
 #define TSC__TARGET_PPM 0.1     /* the adaptive window stops here          */
 #define TSC__MAX_BRACKETS 2000000L
+/* Brackets in a row that read one clock value: the clock stopped (a clock
+ * that keeps time moves within ~10 ms, and a bracket takes >= ~10 ns). */
+#define TSC__STALL_BRACKETS 524288L
 
 struct tsc__cal {
     double ref_hz;
@@ -2424,6 +2428,8 @@ struct tsc__cal {
     uint64_t x0, y0;           /* the first kept bracket: counter, clock  */
     uint64_t ref_start;        /* clock when the calibration began        */
     long left;                 /* brackets the budget still allows        */
+    int stalled;               /* the clock stopped at (x_stop, y_stop),  */
+    uint64_t x_stop, y_stop, w_stop; /* read by a bracket w_stop wide     */
     int bins;                  /* parts of the window                     */
     int adaptive;
     uint32_t n[TSC__BINS];     /* samples kept per part                   */
@@ -2598,13 +2604,28 @@ TSC__FN int tsc__cal_start(struct tsc__cal *k)
 }
 
 /* Phase 2, with phase 3 run every 8 parts in the adaptive window. Returns
- * the parts filled. */
+ * the parts filled; where the clock stopped, those before it (later
+ * samples would all pile into its last value). */
 TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
 {
     uint64_t w, mid, ref, dy, part = k->span / (uint64_t)k->bins;
+    uint64_t last_ref = k->y0, last_mid = k->x0, last_w = k->limit;
+    long same = 0;
     int b, next_fit = 32, good = 0;
     for (;;) {
         w = tsc__bracket(&mid, &ref);
+        if (ref != last_ref) {
+            last_ref = ref;
+            last_mid = mid;
+            last_w = w;
+            same = 0;
+        } else if (++same > TSC__STALL_BRACKETS) {
+            k->stalled = 1;
+            k->x_stop = last_mid; /* where it first read its last value */
+            k->y_stop = last_ref;
+            k->w_stop = last_w;
+            return (int)((last_ref - k->y0) / part);
+        }
         dy = ref - k->y0;
         if (dy >= k->span || --k->left < 0)
             break;
@@ -2630,12 +2651,15 @@ TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
     return k->bins;
 }
 
-/* Phase 4: the end points (the narrowest of 16 brackets now against the
- * first), or, where the clock did not advance, a nominal frequency. */
+/* Phase 4: the end points (the narrowest of 16 brackets now, or where the
+ * clock stopped, against the first), or, where the clock did not advance,
+ * a nominal frequency. */
 TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_calibration *out,
                                 uint32_t *src)
 {
-    uint64_t t_end, c_end, w_end = tsc__narrowest_bracket(&t_end, &c_end);
+    uint64_t t_end = k->x_stop, c_end = k->y_stop, w_end = k->w_stop;
+    if (!k->stalled)
+        w_end = tsc__narrowest_bracket(&t_end, &c_end);
     if (!started) {
         /* No clean start (a loaded machine took the whole window): this
          * point starts, and the end waits ~1 ms of the clock, bounded in
@@ -2735,6 +2759,8 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
     if (k.span < (uint64_t)k.bins)
         k.span = (uint64_t)k.bins;
     k.left = TSC__MAX_BRACKETS;
+    k.stalled = 0;
+    k.x_stop = k.y_stop = k.w_stop = 0;
 
     started = tsc__cal_start(&k);
     nb = started ? tsc__cal_sample(&k, &hz, &unc) : 0;
