@@ -22,6 +22,7 @@
  * resync that placed the line read the counter too, so every check allows
  * two steps, the median one. */
 static int64_t agree_ns = AGREE_NS, median_ns = MEDIAN_NS;
+static uint64_t t_setup; /* CLOCK_MONOTONIC before the library's first use */
 #define SLEW_PPM 500.0       /* the steering bound                        */
 #if defined(TSC_TIMER_FORCE_FALLBACK) /* the OS clock: identity, checked below */
 #define RUN_NS UINT64_C(2000000000)
@@ -177,6 +178,11 @@ static void test_drift_without_resync_is_small_and_printed(void **state)
  * own width), median absolute error from the brackets' middles within
  * 200 ns plus the median half-width, the checks' own uncertainty (tens of
  * ns normally; more where clock_gettime is slow, as under sanitizers).
+ * A resync that could not measure (-EAGAIN: a loaded machine, emulation)
+ * leaves the line running at its rate, known to the calibration's stated
+ * uncertainty (at least 1 ppm: the resyncs' own 1 s spans, bracketed by
+ * reads up to ~1 us wide under emulation): for each second beyond the
+ * first since the last resync that worked, the 1 us grows by that much.
  * Then the drift once the resyncs stop, with the rate they measured. */
 static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
 {
@@ -185,15 +191,22 @@ static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
     int64_t err, out, worst = 0, worst_real = 0, narrow_worst = 0;
     uint64_t w, start = os_ns(CLOCK_MONOTONIC), next_resync = start, now;
     int n = 0, bad = 0, bad_real = 0, resyncs = 0, failed = 0, rc, stepped = 0;
-    int64_t base_off = 0;
+    int64_t base_off = 0, tol, tol_max = agree_ns;
+    uint64_t last_ok = t_setup; /* the last resync that worked, or the setup */
+    struct tsc_calibration cal;
+    double drift_ppm;
     (void)state;
+    EXPECT(tsc_current_calibration(&cal) == 0, "no calibration");
+    drift_ppm = cal.uncertainty_ppm > 1 ? cal.uncertainty_ppm : 1;
     /* Enter the regime of the run, resyncs a second apart, rather than
      * inherit the drift test's seconds without one (its error, up to a
      * microsecond where the first calibration was coarse, as against
      * Wine's 10 MHz QPC, is slewed off over the next interval). */
-    tsc_clock_resync();
+    if (tsc_clock_resync() == 0)
+        last_ok = os_ns(CLOCK_MONOTONIC);
     sleep_ns(1000000000);
-    tsc_clock_resync();
+    if (tsc_clock_resync() == 0)
+        last_ok = os_ns(CLOCK_MONOTONIC);
     sleep_ns(1000000000);
     start = next_resync = os_ns(CLOCK_MONOTONIC);
     while ((now = os_ns(CLOCK_MONOTONIC)) - start < RUN_NS && n < MAX_CHECKS) {
@@ -203,12 +216,18 @@ static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
             resyncs++;
             failed += rc != 0;
             next_resync += 1000000000u;
-            if (rc == 0)
+            if (rc == 0) {
                 base_off = sys_real_offset(); /* the offset this resync took */
+                last_ok = now;
+            }
         }
+        tol = agree_ns;
+        if (now - last_ok > 1000000000u)
+            tol += (int64_t)(drift_ppm * 1e-6 * (double)(now - last_ok - 1000000000u));
+        tol_max = tol > tol_max ? tol : tol_max;
         /* Reported: the worst distance outside the bracket, and the worst
          * error from the middle of brackets narrower than 100 ns. */
-        bad += !check_out(CLOCK_MONOTONIC, agree_ns, &err, &w, &out);
+        bad += !check_out(CLOCK_MONOTONIC, tol, &err, &w, &out);
         err = err < 0 ? -err : err;
         halfw[n] = (int64_t)(w / 2);
         errs[n++] = err;
@@ -220,7 +239,7 @@ static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
         if (real_stepped(base_off, agree_ns / 2)) {
             stepped++;
         } else {
-            bad_real += !check_out(CLOCK_REALTIME, agree_ns, &err, &w, &out);
+            bad_real += !check_out(CLOCK_REALTIME, tol, &err, &w, &out);
             worst_real = out > worst_real ? out : worst_real;
         }
         sleep_ns(2000000);
@@ -232,15 +251,19 @@ static void test_agrees_within_1us_over_10s_resyncing_each_second(void **state)
                   "farthest outside the bracket %lld ns (monotonic), %lld ns (realtime)\n",
                   n, resyncs, failed, (long long)errs[n / 2], (long long)halfw[n / 2],
                   (long long)narrow_worst, (long long)worst, (long long)worst_real);
+    if (tol_max > agree_ns)
+        print_message("after resyncs that could not measure, the bound grew to %lld ns "
+                      "(%.3f ppm a second)\n", (long long)tol_max, drift_ppm);
     if (stepped)
         print_message("%d realtime checks skipped: the system's realtime clock was stepped "
                       "meanwhile (followed at the next resync)\n", stepped);
     EXPECT(n >= 100, "only %d checks in the run", n);
     EXPECT(failed < resyncs, "no resync succeeded in %d", resyncs);
-    EXPECT(bad == 0, "%d of %d checks were more than %lld ns outside CLOCK_MONOTONIC's bracket",
-           bad, n, (long long)agree_ns);
-    EXPECT(bad_real == 0, "%d of %d checks were more than %lld ns outside CLOCK_REALTIME's bracket",
-           bad_real, n - stepped, (long long)agree_ns);
+    EXPECT(bad == 0, "%d of %d checks were more than %lld ns (%lld after failed resyncs) "
+           "outside CLOCK_MONOTONIC's bracket", bad, n, (long long)agree_ns, (long long)tol_max);
+    EXPECT(bad_real == 0, "%d of %d checks were more than %lld ns (%lld after failed resyncs) "
+           "outside CLOCK_REALTIME's bracket", bad_real, n - stepped, (long long)agree_ns,
+           (long long)tol_max);
     EXPECT(errs[n / 2] <= median_ns + halfw[n / 2],
            "median |error| %lld ns, expected <= %lld + %lld (median bracket half-width)",
            (long long)errs[n / 2], (long long)median_ns, (long long)halfw[n / 2]);
@@ -578,7 +601,9 @@ static void test_readers_never_see_a_torn_line_while_resyncing(void **state)
 
 int main(void)
 {
-    int64_t step = counter_step_ns();
+    int64_t step;
+    t_setup = os_ns(CLOCK_MONOTONIC);
+    step = counter_step_ns();
     const struct CMUnitTest tests[] = {
 #if !defined(TEST_CLOCK_THREADS_ONLY)
         cmocka_unit_test(test_drift_without_resync_is_small_and_printed),
