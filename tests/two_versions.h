@@ -10,12 +10,14 @@ int this_version_minor(void);
 double this_hz(void);
 uint64_t this_to_ns(uint64_t ticks);
 uint64_t this_now_ns(void);
-int this_calibration(double *hz, double *uncertainty_ppm, const char **method);
+int this_calibration(double *hz, double *uncertainty_ppm, const char **method,
+                     double *bracket_ticks, double *seconds);
 
 int next_version_minor(void);
 double next_hz(void);
 uint64_t next_to_ns(uint64_t ticks);
 uint64_t next_now_ns(void);
-int next_calibration(double *hz, double *uncertainty_ppm, const char **method);
+int next_calibration(double *hz, double *uncertainty_ppm, const char **method,
+                     double *bracket_ticks, double *seconds);
 
 #endif

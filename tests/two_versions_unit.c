@@ -14,7 +14,8 @@ double TV(hz)(void) { return tsc_ticks_per_second(); }
 uint64_t TV(to_ns)(uint64_t ticks) { return tsc_ticks_to_ns(ticks); }
 uint64_t TV(now_ns)(void) { return tsc_now_ns(); }
 
-int TV(calibration)(double *hz, double *uncertainty_ppm, const char **method)
+int TV(calibration)(double *hz, double *uncertainty_ppm, const char **method,
+                    double *bracket_ticks, double *seconds)
 {
     struct tsc_calibration c;
     int rc;
@@ -23,5 +24,7 @@ int TV(calibration)(double *hz, double *uncertainty_ppm, const char **method)
     *hz = c.ticks_per_second;
     *uncertainty_ppm = c.uncertainty_ppm;
     *method = c.method;
+    *bracket_ticks = (double)c.bracket_ticks;
+    *seconds = c.seconds_spent;
     return rc;
 }
