@@ -164,12 +164,31 @@ static void test_clock_gettime_built_on_tsc_now_ns_can_make_the_first_use(void *
 
 /* --- 6. the reference clock turns slow, or stalls ------------------------ */
 
+/* First use's hz (its calibration c) against a tsc_calibrate(0.05) made in
+ * pass-through mode afterwards: within the two uncertainties + 10 ppm. */
+static int held_to_pass_through(double hz, const struct tsc_calibration *c, const char *with)
+{
+    struct tsc_calibration ref;
+    double diff, tol;
+    wd_stage("tsc_calibrate(0.05) in pass-through mode");
+    WD_CHECK(tsc_calibrate(0.05, &ref) == 0, "tsc_calibrate(0.05) failed");
+    diff = fabs(hz / ref.ticks_per_second - 1) * 1e6;
+    tol = c->uncertainty_ppm + ref.uncertainty_ppm + 10;
+    print_message("      pass-through %.3f Hz +-%.4f ppm; %.3f ppm apart\n", ref.ticks_per_second,
+                  ref.uncertainty_ppm, diff);
+    WD_CHECK(diff <= tol, "with %s first use measured %.3f Hz +-%.4f ppm (%s); a later "
+             "calibration in pass-through mode %.3f Hz +-%.4f ppm: %.3f ppm apart, expected "
+             "within the two uncertainties + 10 ppm = %.3f ppm", with, hz, c->uncertainty_ppm,
+             c->method, ref.ticks_per_second, ref.uncertainty_ppm, diff, tol);
+    return 0;
+}
+
 static int child_slow_clock(void *arg)
 {
     long threshold = *(const long *)arg;
-    struct tsc_calibration c, ref;
+    struct tsc_calibration c;
     uint64_t t0, t1;
-    double hz, diff, tol;
+    double hz;
     set_mode(M_SLOW, threshold);
     wd_stage("first use with the clock slow (2 us a call) after %ld calls", threshold);
     t0 = sys_ns(CLOCK_MONOTONIC);
@@ -187,19 +206,9 @@ static int child_slow_clock(void *arg)
     WD_CHECK(c.uncertainty_ppm > 0 && isfinite(c.uncertainty_ppm), "first use with a slow "
              "clock states an uncertainty of %g ppm, expected positive and finite",
              c.uncertainty_ppm);
-    wd_stage("tsc_calibrate(0.05) in pass-through mode");
-    WD_CHECK(tsc_calibrate(0.05, &ref) == 0, "tsc_calibrate(0.05) failed");
-    diff = fabs(hz / ref.ticks_per_second - 1) * 1e6;
-    tol = c.uncertainty_ppm + ref.uncertainty_ppm + 10;
-    print_message("      slow after %ld calls: %.3f Hz +-%.4f ppm in %.3f ms (%s); "
-                  "pass-through %.3f Hz +-%.4f ppm; %.3f ppm apart\n", threshold, hz,
-                  c.uncertainty_ppm, (t1 - t0) * 1e-6, c.method, ref.ticks_per_second,
-                  ref.uncertainty_ppm, diff);
-    WD_CHECK(diff <= tol, "with a slow clock first use measured %.3f Hz +-%.4f ppm; a later "
-             "calibration in pass-through mode %.3f Hz +-%.4f ppm: %.3f ppm apart, expected "
-             "within the two uncertainties + 10 ppm = %.3f ppm", hz, c.uncertainty_ppm,
-             ref.ticks_per_second, ref.uncertainty_ppm, diff, tol);
-    return 0;
+    print_message("      slow after %ld calls: %.3f Hz +-%.4f ppm in %.3f ms (%s)\n", threshold,
+                  hz, c.uncertainty_ppm, (t1 - t0) * 1e-6, c.method);
+    return held_to_pass_through(hz, &c, "a slow clock");
 }
 
 /* The reference clock turns slow (2 us a call) after 65 calls (where
@@ -222,9 +231,9 @@ static void test_reference_clock_turning_slow_in_first_use_gives_a_bound_that_ho
 static int child_stalled_clock(void *arg)
 {
     long threshold = *(const long *)arg;
-    struct tsc_calibration c, ref;
+    struct tsc_calibration c;
     uint64_t t0, t1;
-    double hz, diff, tol;
+    double hz;
     set_mode(M_STALL, threshold);
     wd_stage("first use with the clock stalled after %ld calls", threshold);
     t0 = sys_ns(CLOCK_MONOTONIC);
@@ -243,17 +252,7 @@ static int child_stalled_clock(void *arg)
              "uncertainty of %g ppm, expected a finite one", c.uncertainty_ppm);
     if (strstr(c.method, "unmeasured"))
         return 0; /* says so: nothing to hold it to */
-    wd_stage("tsc_calibrate(0.05) in pass-through mode");
-    WD_CHECK(tsc_calibrate(0.05, &ref) == 0, "tsc_calibrate(0.05) failed");
-    diff = fabs(hz / ref.ticks_per_second - 1) * 1e6;
-    tol = c.uncertainty_ppm + ref.uncertainty_ppm + 10;
-    print_message("      pass-through %.3f Hz +-%.4f ppm; %.3f ppm apart\n", ref.ticks_per_second,
-                  ref.uncertainty_ppm, diff);
-    WD_CHECK(diff <= tol, "with the clock stalled, first use measured %.3f Hz +-%.4f ppm (%s); "
-             "pass-through %.3f Hz: %.3f ppm apart, expected within the two uncertainties "
-             "+ 10 ppm = %.3f ppm", hz, c.uncertainty_ppm, c.method, ref.ticks_per_second,
-             diff, tol);
-    return 0;
+    return held_to_pass_through(hz, &c, "a stalled clock");
 }
 
 /* The reference clock stalls (the same value forever) after 30 calls
