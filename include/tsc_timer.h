@@ -2540,16 +2540,25 @@ TSC__FN float tsc__select(float *v, int n, int k)
  * how far the slopes of the window's two halves disagree. The second sees
  * what scatter about one line cannot: the reference clock's own rate
  * changing within the window (Linux steers CLOCK_MONOTONIC by switching its
- * multiplier between neighbouring values, ~0.1 ppm apart, tick by tick). */
+ * multiplier between neighbouring values, ~0.1 ppm apart, tick by tick).
+ * The window ends with its last part that holds samples (a clock that
+ * turned slow or stopped leaves the rest empty), and a fit needs
+ * TSC__MIN_PARTS parts, 3 in each half: 5 standard errors of a line through
+ * a handful of parts bound nothing (6 parts in a clock's first 0.2 ms were
+ * seen 145 ppm off, stating 48), and halves that cannot both be fitted
+ * cannot show a change. Fewer: the end points decide (phase 4). */
+#define TSC__MIN_PARTS 16
 TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
 {
     float res[TSC__BINS] = {0};
-    double slope = 0, se = 0, icpt = 0, s1 = 0, s2 = 0, r, med, span, halves = 0;
+    double slope = 0, se = 0, icpt = 0, s1 = 0, s2 = 0, r, med, span, halves;
     int i, m = 0, used;
+    while (nb > 0 && k->n[nb - 1] == 0)
+        nb--;
     for (i = 0; i < nb; i++)
         k->use[i] = k->n[i] > 0;
     used = tsc__fit(k, 0, nb, &slope, &se, &icpt);
-    if (used < 3)
+    if (used < TSC__MIN_PARTS)
         return 0;
     for (i = 0; i < nb; i++)
         if (k->use[i])
@@ -2562,11 +2571,12 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
                 k->use[i] = 0; /* 8 typical residuals and a clock unit */
         }
     used = tsc__fit(k, 0, nb, &slope, &se, &icpt);
-    if (used < 3 || !(slope > 0))
+    if (used < TSC__MIN_PARTS || !(slope > 0))
+        return 0;
+    if (tsc__fit(k, 0, nb / 2, &s1, &r, &med) < 3 || tsc__fit(k, nb / 2, nb, &s2, &r, &med) < 3)
         return 0;
     *hz = k->ref_hz / slope;
-    if (tsc__fit(k, 0, nb / 2, &s1, &r, &med) >= 3 && tsc__fit(k, nb / 2, nb, &s2, &r, &med) >= 3)
-        halves = tsc__fabs(s1 - s2) / slope;
+    halves = tsc__fabs(s1 - s2) / slope;
     span = (double)k->span * nb / k->bins;
     /* Parts shorter than a 32nd of the window are not independent (the
      * clock's rate wanders over milliseconds): their standard error counts
@@ -2676,7 +2686,9 @@ TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_cali
     /* A clock that moved less than 100 us (it stalled) measures nothing. */
     if ((int64_t)(c_end - k->y0) > (int64_t)(k->ref_hz / 1e4) && (int64_t)(t_end - k->x0) > 0) {
         out->ticks_per_second = k->ref_hz * (double)(t_end - k->x0) / (double)(c_end - k->y0);
-        out->uncertainty_ppm = (double)(k->limit + w_end) / (double)(t_end - k->x0) * 1e6 + 1;
+        /* each end's whole bracket, a clock unit at each, and 1 ppm */
+        out->uncertainty_ppm = ((double)(k->limit + w_end) / (double)(t_end - k->x0) +
+                                2.0 / (double)(c_end - k->y0)) * 1e6 + 1;
         *src = TSC__SRC_ENDPOINTS;
         return;
     }
