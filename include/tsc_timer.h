@@ -2406,9 +2406,11 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
  *      stops once the stated uncertainty is 0.1 ppm or less;
  *   4. where too few clean samples came (a wildly loaded machine, a clock
  *      that turned slow), the end points alone, with the bound their
- *      brackets give (where the clock stopped: the parts before it, or
- *      the end points up to it); where the clock did not move at all, a
- *      nominal frequency with an uncertainty that says it is one.
+ *      brackets give, or the line through the few parts there are where
+ *      the worst its brackets allow is smaller (where the clock stopped:
+ *      the parts before it, or the end points up to it); where the clock
+ *      did not move at all, a nominal frequency with an uncertainty that
+ *      says it is one.
  * Every loop is bounded by the reference clock and by a count of brackets,
  * so a clock that turns slow or stops cannot hold it. Stack: ~5 KiB. */
 #define TSC__BINS 256           /* parts of the adaptive window           */
@@ -2542,23 +2544,27 @@ TSC__FN float tsc__select(float *v, int n, int k)
  * changing within the window (Linux steers CLOCK_MONOTONIC by switching its
  * multiplier between neighbouring values, ~0.1 ppm apart, tick by tick).
  * The window ends with its last part that holds samples (a clock that
- * turned slow or stopped leaves the rest empty), and a fit needs
- * TSC__MIN_PARTS parts, 3 in each half: 5 standard errors of a line through
- * a handful of parts bound nothing (6 parts in a clock's first 0.2 ms were
- * seen 145 ppm off, stating 48), and halves that cannot both be fitted
- * cannot show a change. Fewer: the end points decide (phase 4). */
+ * turned slow or stopped leaves the rest empty). A line through fewer than
+ * TSC__MIN_PARTS parts, or whose halves cannot both be fitted, is bounded
+ * by the worst its brackets allow as well: 5 standard errors of a line
+ * through a handful of parts bound nothing (6 parts in a clock's first
+ * 0.2 ms were seen 74 ppm off, stating 49). Every kept bracket is at most
+ * `limit` wide, so a part's average is off by at most half that (and a
+ * clock unit), and the slope by at most that times sum|x - mean| / sxx;
+ * *few says so, for phase 4 to weigh the end points against it. */
 #define TSC__MIN_PARTS 16
-TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
+TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc, int *few)
 {
     float res[TSC__BINS] = {0};
-    double slope = 0, se = 0, icpt = 0, s1 = 0, s2 = 0, r, med, span, halves;
+    double slope = 0, se = 0, icpt = 0, s1 = 0, s2 = 0, r, med, span, halves = -1;
+    double mx = 0, sxx = 0, sax = 0, x;
     int i, m = 0, used;
     while (nb > 0 && k->n[nb - 1] == 0)
         nb--;
     for (i = 0; i < nb; i++)
         k->use[i] = k->n[i] > 0;
     used = tsc__fit(k, 0, nb, &slope, &se, &icpt);
-    if (used < TSC__MIN_PARTS)
+    if (used < 3)
         return 0;
     for (i = 0; i < nb; i++)
         if (k->use[i])
@@ -2571,12 +2577,11 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
                 k->use[i] = 0; /* 8 typical residuals and a clock unit */
         }
     used = tsc__fit(k, 0, nb, &slope, &se, &icpt);
-    if (used < TSC__MIN_PARTS || !(slope > 0))
-        return 0;
-    if (tsc__fit(k, 0, nb / 2, &s1, &r, &med) < 3 || tsc__fit(k, nb / 2, nb, &s2, &r, &med) < 3)
+    if (used < 3 || !(slope > 0))
         return 0;
     *hz = k->ref_hz / slope;
-    halves = tsc__fabs(s1 - s2) / slope;
+    if (tsc__fit(k, 0, nb / 2, &s1, &r, &med) >= 3 && tsc__fit(k, nb / 2, nb, &s2, &r, &med) >= 3)
+        halves = tsc__fabs(s1 - s2) / slope;
     span = (double)k->span * nb / k->bins;
     /* Parts shorter than a 32nd of the window are not independent (the
      * clock's rate wanders over milliseconds): their standard error counts
@@ -2586,6 +2591,22 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc)
     *unc = (5.0 * se / slope + 1.0 / (span * tsc__sqrt((double)used))) * 1e6;
     if (halves * 1e6 > *unc)
         *unc = halves * 1e6;
+    *few = used < TSC__MIN_PARTS || halves < 0;
+    if (*few) {
+        for (i = 0; i < nb; i++)
+            if (k->use[i])
+                mx += k->sx[i] / k->n[i];
+        mx /= used;
+        for (i = 0; i < nb; i++)
+            if (k->use[i]) {
+                x = k->sx[i] / k->n[i] - mx;
+                sxx += x * x;
+                sax += tsc__fabs(x);
+            }
+        r = ((double)k->limit / 2 + 1 / slope) * sax / sxx * 1e6;
+        if (r > *unc)
+            *unc = r;
+    }
     return used;
 }
 
@@ -2621,7 +2642,7 @@ TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
     uint64_t w, mid, ref, dy, part = k->span / (uint64_t)k->bins;
     uint64_t last_ref = k->y0, last_mid = k->x0, last_w = k->limit;
     long same = 0;
-    int b, next_fit = 32, good = 0;
+    int b, next_fit = 32, good = 0, few;
     for (;;) {
         w = tsc__bracket(&mid, &ref);
         if (ref != last_ref) {
@@ -2647,7 +2668,7 @@ TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
         if (k->adaptive && b >= next_fit) {
             /* b parts are complete: stop once two fits in a row say enough
              * (one alone would stop on the first lucky look). */
-            good = tsc__cal_fit(k, b, hz, unc) && *unc <= TSC__TARGET_PPM ? good + 1 : 0;
+            good = tsc__cal_fit(k, b, hz, unc, &few) && *unc <= TSC__TARGET_PPM ? good + 1 : 0;
             if (good == 2)
                 return b;
             next_fit = b + 4;
@@ -2739,7 +2760,7 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
 {
     struct tsc__cal k;
     double hz = 0, unc = 0;
-    int nb, started;
+    int nb, started, few = 0;
     if (!out || !tsc__finite(seconds) || seconds < 0 || seconds > 60)
         return -EINVAL;
     memset(out, 0, sizeof *out);
@@ -2776,7 +2797,7 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
 
     started = tsc__cal_start(&k);
     nb = started ? tsc__cal_sample(&k, &hz, &unc) : 0;
-    if (!(started && nb >= 3 && tsc__cal_fit(&k, nb, &hz, &unc))) {
+    if (!(started && nb >= 3 && tsc__cal_fit(&k, nb, &hz, &unc, &few))) {
         tsc__cal_endpoints(&k, started, out, src);
     } else {
         uint32_t i;
@@ -2784,6 +2805,18 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
         out->uncertainty_ppm = unc;
         for (i = 0; i < (uint32_t)nb; i++)
             out->samples += k.n[i];
+        if (few) { /* a line through few parts: the end points, where they bound it better */
+            struct tsc_calibration e;
+            uint32_t e_src = *src;
+            memset(&e, 0, sizeof e);
+            tsc__cal_endpoints(&k, 1, &e, &e_src);
+            if (e_src == TSC__SRC_ENDPOINTS && e.uncertainty_ppm < unc) {
+                out->ticks_per_second = e.ticks_per_second;
+                out->uncertainty_ppm = e.uncertainty_ppm;
+                out->samples = 0;
+                *src = e_src;
+            }
+        }
     }
     out->method = tsc__method_name(*src);
     out->bracket_ticks = k.narrow;

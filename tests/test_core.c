@@ -145,9 +145,25 @@ static void test_counter_and_frequency_source_match_the_platform(void **state)
         EXPECT(strstr(name, "TSC") != NULL, "x86 reads '%s'", name);
         EXPECT(strstr(c.method, "measured") != NULL, "x86 TSC frequency is measured, got '%s'",
                c.method);
-        /* (valgrind runs ~50x slower: far fewer brackets fit the window) */
-        EXPECT(c.samples > (getenv("TSC_TEST_EMULATED") ? 2u : 100u), "only %llu clean samples",
-               (unsigned long long)c.samples);
+        /* Clean samples: > 100 (> 2 under valgrind or qemu, ~50x slower:
+         * far fewer brackets fit the window). A loaded machine may leave
+         * too few for a line (then the end points decide, and say so):
+         * up to 5 more calibrations, not published, must find them. */
+        {
+            unsigned long long want = getenv("TSC_TEST_EMULATED") ? 2u : 100u, got = c.samples;
+            struct tsc_calibration again;
+            uint32_t src;
+            int tries = 0;
+            while (got <= want && tries < 5) {
+                tries++;
+                EXPECT(tsc__calibrate_into(0, &again, &src) == 0, "calibration failed");
+                print_message("      calibration again: %.3f Hz, %s, +-%.4f ppm, %llu samples\n",
+                              again.ticks_per_second, again.method, again.uncertainty_ppm,
+                              (unsigned long long)again.samples);
+                got = again.samples;
+            }
+            EXPECT(got > want, "only %llu clean samples (%d calibrations more)", got, tries);
+        }
 #if defined(_WIN32)
         EXPECT(strstr(c.method, "QueryPerformanceCounter") != NULL,
                "Windows TSC calibrated against '%s'", c.method);
