@@ -1084,7 +1084,8 @@ enum {
     TSC__SRC_NONE, TSC__SRC_MEASURED_MONO, TSC__SRC_MEASURED_QPC,
     TSC__SRC_OS_NS, TSC__SRC_CNTFRQ, TSC__SRC_QPF, TSC__SRC_MACH,
     TSC__SRC_TOD, TSC__SRC_CPUCFG, TSC__SRC_PPC_GLIBC, TSC__SRC_LOCAL,
-    TSC__SRC_ENDPOINTS, TSC__SRC_UNMEASURED, TSC__SRC_STATED_WRONG
+    TSC__SRC_ENDPOINTS, TSC__SRC_UNMEASURED, TSC__SRC_STATED_WRONG,
+    TSC__SRC_STATED_WRONG_ENDPOINTS
 };
 
 TSC__FN const char *tsc__method_name(uint64_t src)
@@ -1101,7 +1102,8 @@ TSC__FN const char *tsc__method_name(uint64_t src)
         "local: a quick measurement for a caller inside the first calibration, not published",
         "measured against the OS clock from the end points alone (no clean samples)",
         "unmeasured: the reference clock did not advance; nominal or 1 GHz",
-        "measured against CLOCK_MONOTONIC: the stated frequency was wrong"};
+        "measured against CLOCK_MONOTONIC: the stated frequency was wrong",
+        "measured from the end points alone (no clean samples): the stated frequency was wrong"};
     return src < sizeof names / sizeof names[0] ? names[src] : "unknown";
 }
 
@@ -1941,7 +1943,7 @@ TSC__FN struct tsc_features tsc_get_features(void)
         /* A stated rate the first use measured to be wrong is not one. */
         uint64_t used = 0;
         if (tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, TSC__F_SRC, &used, 1) &&
-            used == TSC__SRC_STATED_WRONG)
+            (used == TSC__SRC_STATED_WRONG || used == TSC__SRC_STATED_WRONG_ENDPOINTS))
             f.architectural_hz = 0;
     }
     f.frequency_is_architectural = f.architectural_hz > 0;
@@ -2710,7 +2712,8 @@ TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_cali
         /* each end's whole bracket, a clock unit at each, and 1 ppm */
         out->uncertainty_ppm = ((double)(k->limit + w_end) / (double)(t_end - k->x0) +
                                 2.0 / (double)(c_end - k->y0)) * 1e6 + 1;
-        *src = TSC__SRC_ENDPOINTS;
+        /* (a stated rate found wrong stays so: tsc_features() reads it) */
+        *src = *src == TSC__SRC_STATED_WRONG ? TSC__SRC_STATED_WRONG_ENDPOINTS : TSC__SRC_ENDPOINTS;
         return;
     }
     /* The clock stood still: nothing was measured. */
@@ -2810,7 +2813,8 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
             uint32_t e_src = *src;
             memset(&e, 0, sizeof e);
             tsc__cal_endpoints(&k, 1, &e, &e_src);
-            if (e_src == TSC__SRC_ENDPOINTS && e.uncertainty_ppm < unc) {
+            if ((e_src == TSC__SRC_ENDPOINTS || e_src == TSC__SRC_STATED_WRONG_ENDPOINTS) &&
+                e.uncertainty_ppm < unc) {
                 out->ticks_per_second = e.ticks_per_second;
                 out->uncertainty_ppm = e.uncertainty_ppm;
                 out->samples = 0;
