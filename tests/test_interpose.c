@@ -216,7 +216,8 @@ static int child_slow_clock(void *arg)
  * clean bracket follows in the whole window, as on a loaded machine),
  * after 200 (clean samples in the window's first fraction of a
  * millisecond only; five times: a line through so few of its parts once
- * stated 49 ppm and was 74 off, one run in ten or so), after 450 and after
+ * stated 49 ppm and was 74 off; 2 of 10 runs beside two busy loops failed
+ * so before the fix), after 450 and after
  * 1000 (clean samples in a part of the window, a line through them): first
  * use returns within 2 s, measured (never "unmeasured": the clock ran),
  * with a positive, finite uncertainty that holds: the frequency within it
