@@ -8,7 +8,7 @@
 # and powers off. Fails unless each test exits 0 on the CNTVCT path.
 # Usage: ci/armv7-system.sh [TEST...]   (default: the list below)
 # Needs ci/install.sh's armhf cross gcc; installs qemu-system-arm and cpio if
-# missing. The kernel .deb is cached in build-ci/armv7-sys/.
+# missing. The kernel .deb is kept in ${TSC_CI_CACHE:-~/.cache/tsc_timer}/armv7/.
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -25,45 +25,89 @@ command -v qemu-system-arm >/dev/null 2>&1 || missing="$missing qemu-system-arm"
 command -v cpio >/dev/null 2>&1 || missing="$missing cpio"
 if [ -n "$missing" ]; then
     s=""; [ "$(id -u)" = 0 ] || s=sudo
-    $s apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
+    ci/retry.sh "apt-get install$missing" $s apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# --- the kernel: Debian's armmp, from a private armhf apt state -----------
-deb=$(ls "$w"/linux-image-*-armmp_*_armhf.deb 2>/dev/null | tail -1 || true)
+# --- the kernel: Debian's armmp, kept in the CI cache ----------------------
+# Fetched once through a private armhf apt state that knows only the main
+# suite of this release (other suites' indexes, e.g. security's, are neither
+# needed nor fetched), checked against the index's SHA256, and kept outside
+# the checkout with its .sha256: later runs, fresh clones too, reuse it.
+cache=${TSC_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tsc_timer}/armv7
+mkdir -p "$cache"
+deb=""
+for d in $(ls "$cache"/linux-image-*-armmp_*_armhf.deb 2>/dev/null | sort -r); do
+    if [ -f "$d.sha256" ] && (cd "$cache" && sha256sum -c --status "$(basename "$d").sha256"); then
+        deb=$d; from="from the cache"; break
+    fi
+    echo "armv7-system: $d does not match its .sha256: removed"
+    rm -f "$d" "$d.sha256"
+done
 if [ -z "$deb" ]; then
+    suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [ -n "$suite" ] || { echo "armv7-system: no VERSION_CODENAME in /etc/os-release" >&2; exit 1; }
     a=$w/apt
     rm -rf "$a"; mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/sources" "$a/prefs"
     : >"$a/status"
-    # The machine's own binary package entries (deb822 stanzas of Types:
-    # deb, one-line "deb" lists), for armhf.
+    # The machine's binary package entries cut to the main suite: deb822
+    # stanzas of Types: deb whose Suites name it (Suites: set to it alone),
+    # one-line "deb" entries for it.
     for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] && awk 'BEGIN { RS = ""; ORS = "\n\n" }
-            /(^|\n)Types:([ \t]+[^ \t\n]+)*[ \t]+deb([ \t]|\n|$)/ {
-                sub(/Types:[^\n]*/, "Types: deb"); print }' "$f" >>"$a/sources/machine.sources"
+        [ -f "$f" ] && awk -v suite="$suite" 'BEGIN { RS = ""; ORS = "\n\n" }
+            /(^|\n)Types:([ \t]+[^ \t\n]+)*[ \t]+deb([ \t]|\n|$)/ &&
+            match($0, /(^|\n)Suites:[^\n]*/) {
+                n = split(substr($0, RSTART, RLENGTH), w, /[ \t\n]+/); ok = 0
+                for (i = 1; i <= n; i++) if (w[i] == suite) ok = 1
+                if (!ok) next
+                sub(/Types:[^\n]*/, "Types: deb"); sub(/Suites:[^\n]*/, "Suites: " suite); print
+            }' "$f" >>"$a/sources/machine.sources"
     done
     for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-        [ -f "$f" ] && grep '^deb ' "$f" >>"$a/sources/machine.list" || true
+        [ -f "$f" ] && awk -v suite="$suite" '$1 == "deb" {
+                i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/) i++
+                if ($(i + 2) == suite) print }' "$f" >>"$a/sources/machine.list" || true
     done
+    [ -s "$a/sources/machine.sources" ] || [ -s "$a/sources/machine.list" ] ||
+        { echo "armv7-system: no apt source of this machine names the suite $suite" >&2; exit 1; }
     set -- -o APT::Architecture=armhf -o APT::Architectures=armhf \
         -o Dir::State::Lists="$a/lists" -o Dir::State::status="$a/status" \
         -o Dir::Cache="$a/cache" -o Dir::Etc::SourceList=/dev/null \
         -o Dir::Etc::SourceParts="$a/sources" -o Dir::Etc::Preferences=/dev/null \
         -o Dir::Etc::PreferencesParts="$a/prefs" -o Acquire::Languages=none \
         -o APT::Sandbox::User=root -q
-    apt-get "$@" update >"$a/update.log" 2>&1 || { cat "$a/update.log"; exit 1; }
+    # An index that still fails after the retries is a warning: only the
+    # lookup below decides, and it needs the main suite's armhf index alone.
+    ci/retry.sh "apt-get update (armhf, suite $suite)" apt-get "$@" update >"$a/update.log" 2>&1 ||
+        echo "armv7-system: warning: an armhf index failed (below); going on if the kernel is found" >&2
     # linux-image-armmp depends on the current linux-image-<abi>-armmp.
-    pkg=$(apt-cache "$@" depends linux-image-armmp | sed -n 's/^ *Depends: \(linux-image-[^ ]*-armmp\)$/\1/p' | head -1)
-    [ -n "$pkg" ] || { echo "armv7-system: no linux-image-*-armmp for armhf in the apt lists" >&2; exit 1; }
-    (cd "$w" && apt-get "$@" download "$pkg" >"$a/download.log" 2>&1) || { cat "$a/download.log"; exit 1; }
+    pkg=$(apt-cache "$@" depends linux-image-armmp 2>/dev/null |
+        sed -n 's/^ *Depends: \(linux-image-[^ ]*-armmp\)$/\1/p' | head -1)
+    if [ -z "$pkg" ]; then
+        cat "$a/update.log"
+        echo "armv7-system: no linux-image-*-armmp in the armhf index of $suite (apt-get update above)" >&2
+        exit 1
+    fi
+    sum=$(apt-cache "$@" show "$pkg" | sed -n 's/^SHA256: //p' | head -1)
+    [ -n "$sum" ] || { echo "armv7-system: the index gives no SHA256 for $pkg" >&2; exit 1; }
+    rm -f "$a"/*.deb
+    (cd "$a" && "$root/ci/retry.sh" "apt-get download $pkg" apt-get "$@" download "$pkg" >/dev/null) ||
+        exit 1
+    got=$(ls "$a"/linux-image-*-armmp_*_armhf.deb | head -1)
+    echo "$sum  $(basename "$got")" >"$got.sha256"
+    (cd "$a" && sha256sum -c --status "$(basename "$got").sha256") ||
+        { echo "armv7-system: $(basename "$got") does not match the index's SHA256 $sum" >&2; exit 1; }
+    mv "$got" "$got.sha256" "$cache/"
     rm -rf "$a"
-    deb=$(ls "$w"/linux-image-*-armmp_*_armhf.deb | tail -1)
-    rm -rf "$w/kernel"
+    deb=$cache/$(basename "$got"); from="from the mirror, now cached in $cache"
 fi
-if [ ! -d "$w/kernel" ]; then
+# The kernel image, unpacked once per build tree and per package.
+if [ "$(cat "$w/kernel/from" 2>/dev/null)" != "$(basename "$deb")" ]; then
+    rm -rf "$w/kernel" "$w/boot"
     dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$w" --wildcards './boot/vmlinuz-*'
     mkdir -p "$w/kernel"; mv "$w"/boot/vmlinuz-* "$w/kernel/vmlinuz"; rmdir "$w/boot"
+    basename "$deb" >"$w/kernel/from"
 fi
-echo "armv7-system: kernel $(basename "$deb")"
+echo "armv7-system: kernel $(basename "$deb") ($from)"
 
 # --- the test programs and /init, static armhf ---------------------------
 ci/build-cmocka.sh armhf

@@ -9,11 +9,21 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out=$root/build-ci
-mkdir -p "$out/src"
+# The unpacked source is kept outside the checkout, beside the ARMv7 kernel
+# (TSC_CI_CACHE, else ~/.cache/tsc_timer), so later clones fetch nothing.
+cache=${TSC_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tsc_timer}/src
+mkdir -p "$out/src" "$cache"
 src=$(ls -d "$out"/src/cmocka-*/ 2>/dev/null | head -1 || true)
 if [ -z "$src" ]; then
-    (cd "$out/src" && apt-get source -qq cmocka >/dev/null 2>&1) ||
-        { echo "build-cmocka: 'apt-get source cmocka' failed (deb-src line? dpkg-dev?)" >&2; exit 1; }
+    if ! ls -d "$cache"/cmocka-*/ >/dev/null 2>&1; then
+        tmp=$(mktemp -d "$cache/fetch.XXXXXX")
+        (cd "$tmp" && "$root/ci/retry.sh" "apt-get source cmocka" apt-get source -qq cmocka >/dev/null) ||
+            { rm -rf "$tmp"; echo "build-cmocka: 'apt-get source cmocka' failed (deb-src line? dpkg-dev?)" >&2; exit 1; }
+        d=$(ls -d "$tmp"/cmocka-*/ | head -1)
+        mv "${d%/}" "$cache/" && rm -rf "$tmp"
+        echo "build-cmocka: cmocka source fetched into $cache"
+    fi
+    cp -a "$(ls -d "$cache"/cmocka-*/ | head -1)" "$out/src/"
     src=$(ls -d "$out"/src/cmocka-*/ | head -1)
 fi
 src=${src%/}

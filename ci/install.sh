@@ -23,7 +23,8 @@ if command -v apt-get >/dev/null 2>&1; then
         else
             sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list >"${src%.sources}.list"
         fi
-        apt-get -o DPkg::Lock::Timeout=600 update -qq
+        ci/retry.sh "apt-get update (deb-src)" apt-get -o DPkg::Lock::Timeout=600 update -qq ||
+            echo "install.sh: warning: apt-get update failed (above); going on with the indexes there are" >&2
     fi
 fi
 cross=""

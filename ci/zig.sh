@@ -34,10 +34,10 @@ install_zig() {
         :
     else
         if ! command -v npm >/dev/null 2>&1; then
-            as_root apt-get -o DPkg::Lock::Timeout=600 install -y -qq nodejs npm >/dev/null
+            as_root ci/retry.sh "apt-get install nodejs npm" apt-get -o DPkg::Lock::Timeout=600 install -y -qq nodejs npm >/dev/null
         fi
         mkdir -p "$zd"
-        npm install --prefix "$zd" --no-save --no-package-lock --no-audit --no-fund \
+        ci/retry.sh "npm install $ZIG_PKG@$ZIG_VERSION" npm install --prefix "$zd" --no-save --no-package-lock --no-audit --no-fund \
             --loglevel=error "$ZIG_PKG@$ZIG_VERSION" >/dev/null
         "$zig" version | grep -q "^$ZIG_VERSION" ||
             { echo "zig.sh: $zig is not zig $ZIG_VERSION" >&2; exit 1; }

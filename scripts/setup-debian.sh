@@ -91,8 +91,14 @@ if [ "$(id -u)" -ne 0 ]; then
     sudo="sudo"
 fi
 echo "setup-debian: installing$missing"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# Fetches retry what a later try can change (ci/retry.sh). An index that
+# still fails (a mirror in mid-sync) is a warning: the install below fails,
+# naming the package, only if it needed that index.
+retry="$(dirname "$0")/../ci/retry.sh"
+"$retry" "apt-get update" $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq ||
+    echo "setup-debian: warning: apt-get update failed (above); installing from the indexes there are" >&2
+DEBIAN_FRONTEND=noninteractive "$retry" "apt-get install$missing" \
+    $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 
 # What apt installed must now be found, or the next run would install it again.
 still=""
