@@ -43,8 +43,10 @@
  *     t1 = tsc_ticks_after();
  *
  * A clock, for timestamps: tsc_now_ns() (CLOCK_MONOTONIC-compatible) and
- * tsc_now_realtime_ns() (CLOCK_REALTIME-compatible) cost less than half of
- * clock_gettime; call tsc_clock_resync() about once a second (any thread) to
+ * tsc_now_realtime_ns() (CLOCK_REALTIME-compatible) are ordered across
+ * threads as clock_gettime is, and cheaper (the _unordered forms cheaper
+ * still, for stamps one thread compares with its own); call
+ * tsc_clock_resync() about once a second (any thread) to
  * keep them within a microsecond of the system clocks. tsc_clock_ticks()
  * stores the same counter read, for tsc_clock_ticks_to_ns() to convert
  * later in another thread.
@@ -310,11 +312,21 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks);
 /* --- the clock --------------------------------------------------------- */
 
 /* The counter converted to nanoseconds on a line kept locked to the system
- * clocks: a plain counter read, a latch read and a multiply (~10 ns on x86
- * Linux, under half of clock_gettime). Where the counter is the OS clock
- * these are the OS clock itself. */
+ * clocks: an ordered counter read, a latch read and a multiply (x86 Linux:
+ * the cost of LFENCE;RDTSC or RDTSCP plus ~2 ns, about 0.8 of
+ * clock_gettime; bench/results.md). Where the counter is the OS clock these
+ * are the OS clock itself.
+ *
+ * Ordered as clock_gettime is: a reading is taken after every load before
+ * it, so a thread that loads a stamp another thread stored and then reads
+ * the clock never gets an earlier time than the stamp (a queue's "sent" in
+ * one thread, "received" in another). On x86 the counter is read with
+ * LFENCE;RDTSC or RDTSCP (the cheaper one here, chosen at first use), on
+ * AArch64 and ARMv7 after ISB, on PowerPC after isync, on RISC-V after
+ * fence, on s390x after BCR 15,0, on LoongArch after dbar. */
 /* CLOCK_MONOTONIC-compatible nanoseconds (QPC-based on Windows); never goes
- * backwards within a thread, across resyncs too. */
+ * backwards within a thread, across resyncs too, nor across threads as
+ * above. */
 TSC__FN uint64_t tsc_now_ns(void);
 /* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
  * realtime - monotonic offset measured at the last resync. */
@@ -325,8 +337,19 @@ TSC__FN uint64_t tsc_now_realtime_ns(void);
  * taken (a loaded machine) or another resync is running (this one then
  * does nothing). 0 at once where the counter is the OS clock. */
 TSC__FN int tsc_clock_resync(void);
-/* Stamp now, convert later. tsc_clock_ticks() is the counter read
- * tsc_now_ns() makes (no fence: a few ns), to store on a hot path;
+/* The same readings with the bare counter read (a plain RDTSC on x86, no
+ * ISB on AArch64, the ordered read elsewhere), ~8 ns cheaper on x86. Within
+ * one thread they never go back either, and they agree with the ordered
+ * forms; across threads they may: the CPU may read the counter before a
+ * load that precedes it, so a stamp loaded from another thread can be
+ * later than the reading taken after the load (measured: most such
+ * readings early by under 100 ns, a few by microseconds; bench/results.md).
+ * For durations and stamps that one thread takes and compares. */
+TSC__FN uint64_t tsc_now_ns_unordered(void);
+TSC__FN uint64_t tsc_now_realtime_ns_unordered(void);
+/* Stamp now, convert later. tsc_clock_ticks() is the ordered counter read
+ * tsc_now_ns() makes, to store on a hot path (tsc_clock_ticks_unordered()
+ * the bare one, with the hazard above);
  * tsc_clock_ticks_to_ns() turns such a stamp, from any thread and any time
  * later, into what tsc_now_ns() returned at that moment: exactly while the
  * stamp is newer than the last-but-one resync, then by interpolating the
@@ -339,6 +362,7 @@ TSC__FN int tsc_clock_resync(void);
  * convert into the future. Where the counter is the OS clock the stamps
  * are its nanoseconds. The realtime form adds the current realtime offset. */
 TSC__FN uint64_t tsc_clock_ticks(void);
+TSC__FN uint64_t tsc_clock_ticks_unordered(void);
 TSC__FN uint64_t tsc_clock_ticks_to_ns(uint64_t ticks);
 TSC__FN uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks);
 
@@ -733,6 +757,13 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
 #define TSC__SLOW static __declspec(noinline)
 #define TSC__OUTLINE static __declspec(noinline)
 #endif
+/* The clock's hot paths, inlined into each public form: out of line, the
+ * ordered tsc_now_ns() spilled registers around its counter read (+5 ns). */
+#if defined(TSC__GNU)
+#define TSC__HOT static TSC__INLINE __attribute__((always_inline))
+#else
+#define TSC__HOT TSC__FN
+#endif
 #if defined(__cplusplus)
 #define TSC__NULL nullptr
 #else
@@ -1073,6 +1104,13 @@ enum {
     TSC__MODE_MFENCE = 5, /* x86, AMD before family 10h: MFENCE;RDTSC;MFENCE     */
     TSC__MODE_CPUID = 6   /* x86 without SSE2 (no LFENCE): CPUID;RDTSC           */
 };
+/* How the clock reads the counter (state's `cread`, set with the mode). */
+enum {
+    TSC__CREAD_LFENCE = 1, /* x86: LFENCE;RDTSC                              */
+    TSC__CREAD_RDTSCP = 2, /* x86: RDTSCP, where cheaper than LFENCE;RDTSC    */
+    TSC__CREAD_OTHER = 3,  /* x86 MFENCE or CPUID modes: the fenced slow read */
+    TSC__CREAD_NONE = 4    /* no counter (the OS clock), or not x86          */
+};
 /* Why that mode (state's `why`, set once with the mode): bits. */
 #define TSC__WHY_SET 0x100u       /* chosen                                  */
 #define TSC__WHY_FORBIDDEN 0x200u /* prctl said RDTSC faults (that thread)   */
@@ -1158,6 +1196,7 @@ struct tsc__state {
     uint32_t fseq;     /* frequency latch: 0 none yet, else copy fseq & 1    */
     uint32_t cseq;     /* clock latch: likewise                              */
     uint32_t bench_rows; /* tsc_bench_print rows so far (header before 1st) */
+    uint32_t cread;    /* the clock's ordered read (TSC__CREAD_*); 0 unknown */
     struct tsc__claim first; /* measuring the first calibration            */
     struct tsc__claim fw;    /* publishing a frequency                     */
     struct tsc__claim cw;    /* setting up or steering the clock           */
@@ -1488,6 +1527,29 @@ TSC__FN uint64_t tsc__rdtsc_mfenced(void)
     __asm__ __volatile__("mfence\n\trdtsc\n\tmfence" : "=a"(lo), "=d"(hi) : : "memory");
     return ((uint64_t)hi << 32) | lo;
 }
+/* The clock's reads: ordered after every earlier load (LFENCE waits for
+ * them to complete; RDTSCP waits for them to be globally visible), as
+ * Linux's rdtsc_ordered() reads; nothing keeps later code from starting
+ * early, which a timestamp does not need. The bare read has no order. */
+TSC__FN uint64_t tsc__rdtsc_ordered(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+TSC__FN uint64_t tsc__rdtscp_ordered(void)
+{
+    uint32_t lo, hi, c;
+    __asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
+    (void)c;
+    return ((uint64_t)hi << 32) | lo;
+}
+TSC__FN uint64_t tsc__rdtsc_bare(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
 TSC__FN uint64_t tsc__rdtsc_cpuid(void)
 {
     uint32_t r[4], lo, hi;
@@ -1520,6 +1582,17 @@ TSC__FN uint64_t tsc__rdtsc_mfenced(void)
     _mm_mfence();
     return t;
 }
+TSC__FN uint64_t tsc__rdtsc_ordered(void)
+{
+    _mm_lfence();
+    return __rdtsc();
+}
+TSC__FN uint64_t tsc__rdtscp_ordered(void)
+{
+    unsigned int c;
+    return __rdtscp(&c);
+}
+TSC__FN uint64_t tsc__rdtsc_bare(void) { return __rdtsc(); }
 TSC__FN uint64_t tsc__rdtsc_cpuid(void)
 {
     uint32_t r[4];
@@ -1548,6 +1621,7 @@ TSC__FN uint64_t tsc__native_read(void)
 #elif defined(TSC__PPC32)
     /* Re-read the upper half until it is stable across the lower read. */
     uint32_t hi, lo, hi2;
+    __asm__ __volatile__("isync" : : : "memory"); /* after earlier instructions */
     do {
         __asm__ __volatile__("mftbu %0" : "=r"(hi) : : "memory");
         __asm__ __volatile__("mftb %0" : "=r"(lo) : : "memory");
@@ -1560,6 +1634,7 @@ TSC__FN uint64_t tsc__native_read(void)
     return v;
 #elif defined(TSC__RISCV)
     uint32_t hi, lo, hi2;
+    __asm__ __volatile__("fence" : : : "memory"); /* after earlier loads and stores */
     do {
         __asm__ __volatile__("rdtimeh %0" : "=r"(hi) : : "memory");
         __asm__ __volatile__("rdtime %0" : "=r"(lo) : : "memory");
@@ -1568,7 +1643,8 @@ TSC__FN uint64_t tsc__native_read(void)
     return ((uint64_t)hi << 32) | lo;
 #elif defined(TSC__S390X)
     uint64_t v;
-    __asm__ __volatile__("stckf %0" : "=Q"(v) : : "memory", "cc");
+    /* BCR 15,0 serializes: STCKF alone may run ahead of earlier loads. */
+    __asm__ __volatile__("bcr 15,0\n\tstckf %0" : "=Q"(v) : : "memory", "cc");
     return v;
 #elif defined(TSC__LOONGARCH)
     uint64_t v;
@@ -1582,6 +1658,25 @@ TSC__FN uint64_t tsc__native_read(void)
     return tsc__os_ns(0);
 #endif
 }
+
+#if defined(TSC__X86)
+/* RDTSCP or LFENCE;RDTSC for the clock, whichever is cheaper here (the
+ * development machine: 20.6 ns against 18.0; other CPUs the other way):
+ * the faster of each one's best of 4 runs of 16 back-to-back reads. */
+TSC__SLOW uint32_t tsc__pick_clock_read(void)
+{
+    uint64_t best[2] = {UINT64_MAX, UINT64_MAX}, t0, t;
+    int r, i;
+    for (r = 0; r < 8; r++) {
+        t0 = tsc__rdtsc_ordered();
+        for (i = 0; i < 16; i++)
+            t = r & 1 ? tsc__rdtscp_ordered() : tsc__rdtsc_ordered();
+        t = tsc__rdtsc_ordered() - t0;
+        best[r & 1] = t < best[r & 1] ? t : best[r & 1];
+    }
+    return best[1] < best[0] ? TSC__CREAD_RDTSCP : TSC__CREAD_LFENCE;
+}
+#endif
 
 /* Chooses once how this process reads the counter, with the reason. The
  * first thread to decide wins (the RDTSC permission is per thread, so
@@ -1622,8 +1717,19 @@ TSC__SLOW uint32_t tsc__detect_mode(void)
 #endif
     tsc__cas32(&tsc__g.why, 0, mode | why | TSC__WHY_SET);
     w = TSC__LD32(&tsc__g.why);
-    TSC__ST32(&tsc__g.mode, w & 0xFFu);
-    return w & 0xFFu;
+    mode = w & 0xFFu;
+    w = TSC__CREAD_NONE;
+#if defined(TSC__X86)
+    if (mode == TSC__MODE_RDTSCP)
+        w = tsc__pick_clock_read();
+    else if (mode == TSC__MODE_RDTSC)
+        w = TSC__CREAD_LFENCE;
+    else if (mode != TSC__MODE_OS)
+        w = TSC__CREAD_OTHER;
+#endif
+    tsc__cas32(&tsc__g.cread, 0, w);
+    TSC__ST32(&tsc__g.mode, mode);
+    return mode;
 }
 
 TSC__FN uint32_t tsc__mode(void)
@@ -3079,23 +3185,62 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
 #define TSC__RESET_NS 1e9      /* ahead by more: a discontinuity, re-set   */
 #define TSC__SWITCH_NS 50000.0 /* a new line takes over 50 us after it is made */
 
-/* The clock's counter read. On x86 a plain RDTSC: a timestamp needs no
- * fence after it (later work starting early does not move the stamp), and
- * an LFENCE or RDTSCP before it doubles its cost (22 ns against 11 ns on
- * the development machine, where clock_gettime takes 28 ns); unfenced, the
- * read may happen a few dozen instructions early or late, nanoseconds, far
- * inside the clock's agreement. Elsewhere the ordered read. */
-TSC__FN uint64_t tsc__clock_ticks(void)
+/* The clock's counter read, ordered after every load before it, as each
+ * kernel orders its own clock reads (Linux's rdtsc_ordered(), the vDSOs):
+ * a stamp another thread stored, loaded, then followed by a reading of this
+ * thread's, is never later than that reading. On x86 the cheaper of
+ * LFENCE;RDTSC and RDTSCP (tsc__pick_clock_read); elsewhere the platform's
+ * ordered read (tsc__native_read). It also keeps the latch's loads from
+ * passing the counter read by more than the CPU's reorder window, far
+ * inside the 50 us before a new line takes over. */
+TSC__SLOW uint64_t tsc__clock_ticks_slow(void)
 {
-#if defined(TSC__X86_GNU)
-    uint32_t lo, hi;
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return TSC_TIMER_TEST_COUNTER_HOOK(((uint64_t)hi << 32) | lo);
-#elif defined(TSC__X86_MSVC)
-    return TSC_TIMER_TEST_COUNTER_HOOK(__rdtsc());
-#else
-    return TSC_TIMER_TEST_COUNTER_HOOK(tsc__native_read());
+    uint32_t m = tsc__mode();
+#if defined(TSC__X86)
+    if (m == TSC__MODE_RDTSCP || m == TSC__MODE_RDTSC)
+        return tsc__rdtsc_ordered();
+    if (m == TSC__MODE_MFENCE)
+        return tsc__rdtsc_mfenced();
+    if (m == TSC__MODE_CPUID)
+        return tsc__rdtsc_cpuid();
 #endif
+    if (m == TSC__MODE_OS)
+        return tsc__ref_read();
+    return tsc__native_read();
+}
+TSC__HOT uint64_t tsc__clock_ticks(void)
+{
+#if defined(TSC__X86)
+    uint32_t c = TSC__RLX32(&tsc__g.cread);
+    if (TSC__LIKELY(c == TSC__CREAD_LFENCE))
+        return TSC_TIMER_TEST_COUNTER_HOOK(tsc__rdtsc_ordered());
+    if (TSC__LIKELY(c == TSC__CREAD_RDTSCP))
+        return TSC_TIMER_TEST_COUNTER_HOOK(tsc__rdtscp_ordered());
+#elif !defined(TSC__OSCLOCK)
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
+        return TSC_TIMER_TEST_COUNTER_HOOK(tsc__native_read());
+#endif
+    return TSC_TIMER_TEST_COUNTER_HOOK(tsc__clock_ticks_slow());
+}
+/* The bare read, for the _unordered forms: a plain RDTSC on x86, CNTVCT_EL0
+ * without ISB on AArch64, the ordered read elsewhere. The CPU may take it
+ * before loads that precede it (see tsc_now_ns_unordered). */
+TSC__HOT uint64_t tsc__clock_ticks_bare(void)
+{
+#if defined(TSC__X86)
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.cread) - 1u < 3u)) /* a TSC to read */
+        return TSC_TIMER_TEST_COUNTER_HOOK(tsc__rdtsc_bare());
+#elif defined(TSC__AARCH64)
+    uint64_t v;
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE)) {
+        __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+        return TSC_TIMER_TEST_COUNTER_HOOK(v);
+    }
+#elif !defined(TSC__OSCLOCK)
+    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
+        return TSC_TIMER_TEST_COUNTER_HOOK(tsc__native_read());
+#endif
+    return TSC_TIMER_TEST_COUNTER_HOOK(tsc__clock_ticks_slow());
 }
 
 /* The line v = {base_ticks, base_ns, mul_hi, mul_lo, end_ticks, end_ns,
@@ -3247,7 +3392,7 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
  * (within 50 us of a resync: the line before it; below both lines, the
  * counter went back: tsc__clock_floor), or a publication announced (its
  * switch point passed: withdrawn). */
-TSC__FN uint64_t tsc__clock_now(int realtime);
+TSC__HOT uint64_t tsc__clock_now(int realtime, int ordered);
 TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
 {
     uint64_t v[TSC__L_WORDS], pend = 0, start = UINT64_MAX, f;
@@ -3275,7 +3420,7 @@ TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
         (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_after(s, 2));
     }
     if (t < v[TSC__L_PREV] && tsc__clock_ticks() >= v[TSC__L_PREV])
-        return tsc__clock_now(realtime); /* a reader late by two resyncs: afresh */
+        return tsc__clock_now(realtime, 1); /* a reader late by two resyncs: afresh */
     if (t < v[TSC__L_PREV]) { /* below both lines: the counter went back */
         f = tsc__clock_floor(v, tsc__os_ns_safe(0));
         f = f < v[TSC__L_CAP] ? f : v[TSC__L_CAP];
@@ -3290,10 +3435,12 @@ TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
  * took its counter before that copy's successor was published. The words
  * of the line from the switch point are loaded whatever the counter says,
  * so the loads need not wait for it; a counter before the switch point
- * (rare) takes the slow path. */
-TSC__FN uint64_t tsc__clock_now(int realtime)
+ * (rare) takes the slow path. `ordered`: the ordered counter read, else the
+ * bare one (the _unordered forms). */
+TSC__HOT uint64_t tsc__clock_now(int realtime, int ordered)
 {
 #if defined(TSC__OSCLOCK)
+    (void)ordered;
     return tsc__os_ns(realtime);
 #else
     uint64_t v[8], t, sw, real = 0;
@@ -3301,7 +3448,7 @@ TSC__FN uint64_t tsc__clock_now(int realtime)
     uint32_t s;
     if (TSC__UNLIKELY(TSC__RLX32(&tsc__g.cseq) == 0))
         return tsc__clock_first(realtime);
-    t = tsc__clock_ticks();
+    t = ordered ? tsc__clock_ticks() : tsc__clock_ticks_bare();
     for (;;) {
         s = TSC__LD32(&tsc__g.cseq);
         /* A branch on the copy (see tsc__latch_get), so the loads need not
@@ -3329,21 +3476,26 @@ TSC__FN uint64_t tsc__clock_now(int realtime)
 #endif
 }
 
-TSC__FN uint64_t tsc_now_ns(void) { return tsc__clock_now(0); }
-TSC__FN uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1); }
+TSC__FN uint64_t tsc_now_ns(void) { return tsc__clock_now(0, 1); }
+TSC__FN uint64_t tsc_now_realtime_ns(void) { return tsc__clock_now(1, 1); }
+TSC__FN uint64_t tsc_now_ns_unordered(void) { return tsc__clock_now(0, 0); }
+TSC__FN uint64_t tsc_now_realtime_ns_unordered(void) { return tsc__clock_now(1, 0); }
 
 /* --- stored stamps ------------------------------------------------------- */
 
-TSC__FN uint64_t tsc_clock_ticks(void)
+TSC__HOT uint64_t tsc__clock_stamp(int ordered)
 {
 #if defined(TSC__OSCLOCK)
+    (void)ordered;
     return tsc__os_ns(0);
 #else
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) != 0)) /* set up: the counter */
-        return tsc__clock_ticks();
+        return ordered ? tsc__clock_ticks() : tsc__clock_ticks_bare();
     return tsc__clock_os() ? tsc__os_ns(0) : tsc__clock_ticks(); /* OS clock: its ns */
 #endif
 }
+TSC__FN uint64_t tsc_clock_ticks(void) { return tsc__clock_stamp(1); }
+TSC__FN uint64_t tsc_clock_ticks_unordered(void) { return tsc__clock_stamp(0); }
 
 #if !defined(TSC__OSCLOCK)
 /* A stamp t older than both lines of copy v: between the two records

@@ -629,6 +629,82 @@ static void test_readers_never_see_a_torn_line_while_resyncing(void **state)
     EXPECT(t.off == 0, "%ld checks were more than %d ns off clock_gettime", t.off, TORN_TOL_NS);
 }
 
+/* Causality across threads, as clock_gettime keeps it: a writer thread
+ * stores its readings, a reader loads one and then reads the clock itself,
+ * which must never be earlier than the value it loaded (a queue's "sent"
+ * in one thread and "received" in another). A third thread resyncs every
+ * 10 ms meanwhile, so hand-overs also straddle new lines. One second for
+ * each of tsc_now_ns, tsc_clock_ticks and tsc_now_realtime_ns. */
+struct handover {
+    uint64_t stamp;  /* the writer's last reading                     */
+    int stop, which; /* 0 tsc_now_ns, 1 tsc_clock_ticks, 2 realtime   */
+    long handed, earlier, resyncs;
+    uint64_t worst;  /* the most a reading was earlier than the stamp */
+};
+
+static uint64_t handover_read(int which)
+{
+    return which == 0 ? tsc_now_ns() : which == 1 ? tsc_clock_ticks() : tsc_now_realtime_ns();
+}
+
+static void *handover_writer(void *p)
+{
+    struct handover *h = (struct handover *)p;
+    while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&h->stamp, handover_read(h->which), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *handover_resyncer(void *p)
+{
+    struct handover *h = (struct handover *)p;
+    while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+        h->resyncs += tsc_clock_resync() == 0;
+        sleep_ns(10000000);
+    }
+    return NULL;
+}
+
+static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void **state)
+{
+    static const char *const names[] = {"tsc_now_ns", "tsc_clock_ticks", "tsc_now_realtime_ns"};
+    struct handover h;
+    pthread_t wr, rs;
+    uint64_t end, x, y;
+    (void)state;
+    tsc_init();
+    for (h.which = 0; h.which < 3; h.which++) {
+        int which = h.which;
+        memset(&h, 0, sizeof h);
+        h.which = which;
+        h.stamp = handover_read(which);
+        EXPECT(pthread_create(&wr, NULL, handover_writer, &h) == 0, "pthread_create");
+        EXPECT(pthread_create(&rs, NULL, handover_resyncer, &h) == 0, "pthread_create");
+        end = os_ns(CLOCK_MONOTONIC) + 1000000000u;
+        do {
+            int i;
+            for (i = 0; i < 256; i++) {
+                x = __atomic_load_n(&h.stamp, __ATOMIC_ACQUIRE);
+                y = handover_read(which);
+                if (y < x) {
+                    h.earlier++;
+                    h.worst = x - y > h.worst ? x - y : h.worst;
+                }
+                h.handed++;
+            }
+        } while (os_ns(CLOCK_MONOTONIC) < end);
+        __atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
+        pthread_join(wr, NULL);
+        pthread_join(rs, NULL);
+        print_message("%s: %ld readings after a loaded stamp, %ld earlier (by up to %llu), "
+                      "%ld resyncs\n", names[which], h.handed, h.earlier,
+                      (unsigned long long)h.worst, h.resyncs);
+        EXPECT(h.earlier == 0, "%s: %ld of %ld readings were earlier than the stamp loaded "
+               "before them, by up to %llu", names[which], h.earlier, h.handed,
+               (unsigned long long)h.worst);
+    }
+}
+
 int main(void)
 {
     int64_t step = counter_step_ns();
@@ -650,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_fallback_is_the_os_clock),
 #endif
         cmocka_unit_test(test_readers_never_see_a_torn_line_while_resyncing),
+        cmocka_unit_test(test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it),
     };
     agree_ns += 2 * step;
     median_ns += step;
