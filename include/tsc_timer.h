@@ -1197,6 +1197,7 @@ struct tsc__state {
     uint32_t cseq;     /* clock latch: likewise                              */
     uint32_t bench_rows; /* tsc_bench_print rows so far (header before 1st) */
     uint32_t cread;    /* the clock's ordered read (TSC__CREAD_*); 0 unknown */
+    uintptr_t vdso;    /* the vDSO's clock_gettime; 1 none, 0 not looked up */
     struct tsc__claim first; /* measuring the first calibration            */
     struct tsc__claim fw;    /* publishing a frequency                     */
     struct tsc__claim cw;    /* setting up or steering the clock           */
@@ -1241,6 +1242,113 @@ TSC__SHARED struct tsc__state tsc__g = {0};
 
 /* --- the OS clock --------------------------------------------------------- */
 
+/* The kernel's own clock_gettime, in the vDSO it maps into every process
+ * (found through getauxval(AT_SYSINFO_EHDR) and the vDSO's dynamic symbol
+ * table), so that no read of the OS clock goes through a symbol a program
+ * can interpose: a clock_gettime built on tsc_now_ns() must not steer the
+ * line it serves from its own answers. Where there is none (qemu-user,
+ * x32, rv32, ELFv1 PowerPC), the system call. */
+#if defined(TSC__LINUX) && defined(TSC__GNU) && defined(TSC__NR_CLOCK_GETTIME) && \
+    !defined(TSC__SYS_TS64) && !(defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF != 2))
+#define TSC__VDSO 1
+#if defined(__aarch64__) || defined(__powerpc__) || defined(__s390x__)
+#define TSC__VDSO_NAME "__kernel_clock_gettime"
+#else
+#define TSC__VDSO_NAME "__vdso_clock_gettime" /* x86, arm, riscv64, loongarch */
+#endif
+typedef int (*tsc__vdso_fn)(long, struct tsc__timespec *);
+#if defined(__LP64__) || defined(_LP64)
+struct tsc__ehdr { unsigned char id[16]; uint16_t type, machine; uint32_t version;
+                   uint64_t entry, phoff, shoff; uint32_t flags;
+                   uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx; };
+struct tsc__phdr { uint32_t type, flags; uint64_t offset, vaddr, paddr, filesz, memsz, align; };
+struct tsc__sym { uint32_t name; unsigned char info, other; uint16_t shndx;
+                  uint64_t value, size; };
+typedef int64_t tsc__dtag;
+#else
+struct tsc__ehdr { unsigned char id[16]; uint16_t type, machine; uint32_t version;
+                   uint32_t entry, phoff, shoff; uint32_t flags;
+                   uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx; };
+struct tsc__phdr { uint32_t type, offset, vaddr, paddr, filesz, memsz, flags, align; };
+struct tsc__sym { uint32_t name, value, size; unsigned char info, other; uint16_t shndx; };
+typedef int32_t tsc__dtag;
+#endif
+struct tsc__dyn { tsc__dtag tag; uintptr_t val; };
+
+/* The number of symbols a GNU hash table covers: past the last chain's end. */
+TSC__FN uint32_t tsc__gnu_hash_count(const uint32_t *h)
+{
+    uint32_t nb = h[0], off = h[1], i, last = 0;
+    const uint32_t *bucket = h + 4 + h[2] * (sizeof(uintptr_t) / 4), *chain = bucket + nb;
+    for (i = 0; i < nb; i++)
+        last = bucket[i] > last ? bucket[i] : last;
+    if (last < off)
+        return off;
+    while (!(chain[last - off] & 1u))
+        last++;
+    return last + 1;
+}
+
+/* The vDSO's clock_gettime, or 0 where it has none. */
+TSC__SLOW uintptr_t tsc__vdso_find(void)
+{
+    uintptr_t base = (uintptr_t)tsc__getauxval(33), bias = 0; /* AT_SYSINFO_EHDR */
+    const struct tsc__ehdr *e = (const struct tsc__ehdr *)base;
+    const struct tsc__phdr *ph;
+    const struct tsc__dyn *d = TSC__NULL;
+    const struct tsc__sym *sym = TSC__NULL;
+    const char *str = TSC__NULL, *name;
+    const uint32_t *hash = TSC__NULL, *gnu = TSC__NULL;
+    uint32_t i, n, k;
+    int have_load = 0;
+    if (!base || e->id[0] != 0x7f || e->id[1] != 'E' || e->id[2] != 'L' || e->id[3] != 'F' ||
+        e->id[4] != (sizeof(uintptr_t) == 8 ? 2 : 1))
+        return 0;
+    ph = (const struct tsc__phdr *)(base + e->phoff);
+    for (i = 0; i < e->phnum; i++) {
+        if (ph[i].type == 1 && !have_load) { /* PT_LOAD: where vaddr 0 lies */
+            bias = base + ph[i].offset - ph[i].vaddr;
+            have_load = 1;
+        } else if (ph[i].type == 2) { /* PT_DYNAMIC */
+            d = (const struct tsc__dyn *)(base + ph[i].offset);
+        }
+    }
+    if (!have_load || !d)
+        return 0;
+    for (; d->tag != 0; d++) {
+        if (d->tag == 4) hash = (const uint32_t *)(bias + d->val);
+        else if (d->tag == 5) str = (const char *)(bias + d->val);
+        else if (d->tag == 6) sym = (const struct tsc__sym *)(bias + d->val);
+        else if (d->tag == 0x6ffffef5) gnu = (const uint32_t *)(bias + d->val);
+    }
+    if (!str || !sym || (!hash && !gnu))
+        return 0;
+    n = hash ? hash[1] : tsc__gnu_hash_count(gnu);
+    for (i = 0; i < n; i++) {
+        if (sym[i].shndx == 0 || ((sym[i].info & 0xfu) != 2 && (sym[i].info & 0xfu) != 0))
+            continue; /* undefined, or not a function */
+        name = str + sym[i].name;
+        for (k = 0; name[k] && name[k] == TSC__VDSO_NAME[k]; k++)
+            ;
+        if (name[k] == 0 && k == sizeof TSC__VDSO_NAME - 1)
+            return bias + (uintptr_t)sym[i].value;
+    }
+    return 0;
+}
+
+/* Found once per process (the same answer in every thread): 1 none. */
+TSC__FN tsc__vdso_fn tsc__vdso(void)
+{
+    uintptr_t f = __atomic_load_n(&tsc__g.vdso, __ATOMIC_ACQUIRE);
+    if (TSC__UNLIKELY(f == 0)) {
+        f = tsc__vdso_find();
+        f = f ? f : 1;
+        __atomic_store_n(&tsc__g.vdso, f, __ATOMIC_RELEASE);
+    }
+    return f == 1 ? TSC__NULL : (tsc__vdso_fn)f;
+}
+#endif
+
 /* The OS clock by a route that never re-enters user code: the system call
  * on Linux (no vDSO, no interposed clock_gettime), QPC on Windows. For
  * re-entrant callers, claim ages, and processes where RDTSC faults. */
@@ -1274,19 +1382,28 @@ TSC__FN uint64_t tsc__os_ns_safe(int realtime)
 
 TSC__FN uint32_t tsc__mode(void);
 
-/* The OS clock in nanoseconds (monotonic, or realtime since 1970): the C
- * library's clock_gettime, except where RDTSC is forbidden (its vDSO reads
- * the TSC and would fault too). */
+/* The OS clock in nanoseconds (monotonic, or realtime since 1970): on
+ * Linux the vDSO's clock_gettime (never an interposed one), except where
+ * RDTSC is forbidden (the vDSO reads the TSC and would fault too), else the
+ * system call; elsewhere the C library's clock (QPC on Windows). */
 TSC__FN uint64_t tsc__os_ns(int realtime)
 {
-#if defined(TSC__WINDOWS)
-    return tsc__os_ns_safe(realtime);
-#else
+#if defined(TSC__VDSO)
     struct tsc__timespec ts;
-#if defined(TSC__X86) && defined(TSC__NR_CLOCK_GETTIME)
+    tsc__vdso_fn f;
+#if defined(TSC__X86)
     if (TSC__UNLIKELY(tsc__mode() == TSC__MODE_OS))
         return tsc__os_ns_safe(realtime);
 #endif
+    f = tsc__vdso();
+    if (TSC__LIKELY(f != TSC__NULL) &&
+        f(realtime ? TSC__CLOCK_REALTIME : TSC__CLOCK_MONOTONIC, &ts) == 0)
+        return TSC__TS_NS(ts);
+    return tsc__os_ns_safe(realtime);
+#elif defined(TSC__WINDOWS) || defined(TSC__NR_CLOCK_GETTIME)
+    return tsc__os_ns_safe(realtime);
+#else
+    struct tsc__timespec ts;
     tsc__clock_gettime(realtime ? TSC__CLOCK_REALTIME : TSC__CLOCK_MONOTONIC, &ts);
     return TSC__TS_NS(ts);
 #endif
