@@ -90,9 +90,14 @@
  * 3. GUARANTEES
  *
  * - Readers never wait. The frequency and the clock's line are published in
- *   two copies (a latch, as Linux's sched_clock does): a writer fills the
- *   copy nobody reads, then flips one counter, so a reader interrupted,
+ *   copies (a latch, as Linux's sched_clock does): a writer fills a copy
+ *   nobody reads, then flips one counter, so a reader interrupted,
  *   preempted or forked at any point always finds a whole copy.
+ * - One writer at a time, whatever the scheduler does. A writer stopped
+ *   in the middle (preempted, in a debugger) has its claim taken over
+ *   after 1 s; its copy is its own (four per latch: in force, being filled,
+ *   two spares), and its publication, one CAS from the counter it saw when
+ *   it took the claim, fails once the claim was taken over (-EAGAIN).
  * - tsc_now_ns() never goes back, across resyncs (a late one publishes
  *   nothing) and across a counter that went back (reset on resume, a VM
  *   restored); only a counter that ran on while CLOCK_MONOTONIC stood still
@@ -1171,20 +1176,35 @@ struct tsc__claim {
 #define TSC__F_BRACKET 9
 #define TSC__F_SRC 10    /* TSC__SRC_*                                      */
 #define TSC__F_WORDS 11
-/* The clock, one copy: a switch point and two lines (before it, from it),
+#define TSC__F_STRIDE 12 /* a copy's room                                   */
+/* The clock, one copy: a switch point and two lines (from it, before it),
  * each 8 words: base_ticks, base_ns, mul (2 words), end_ticks, end_ns,
  * rate (2 words); the realtime offset; how far the line may run ahead of
  * CLOCK_MONOTONIC (ns), the monotonic ns when the copy was made, and a cap
  * (for a counter that went back: tsc__clock_floor, and the start of the
- * first line after it, UINT64_MAX otherwise). */
+ * first line after it, UINT64_MAX otherwise). What every reading loads
+ * (the switch point, the line from it, the offset) comes first: two cache
+ * lines. */
 #define TSC__L_SWITCH 0
-#define TSC__L_PREV 1
-#define TSC__L_CUR 9
-#define TSC__L_REAL 17
+#define TSC__L_CUR 1
+#define TSC__L_REAL 9
+#define TSC__L_PREV 10
 #define TSC__L_AHEAD 18
 #define TSC__L_MONO 19
 #define TSC__L_CAP 20
 #define TSC__L_WORDS 21
+#define TSC__L_STRIDE 24
+/* Each latch has four copies: the one in force, one a writer fills, and
+ * two spares, so a writer stopped in the middle of its stores (preempted,
+ * in a debugger) after its claim was taken over keeps its copy, which no
+ * reader uses, while the writers after it publish in the other two. A copy
+ * is reserved by its writer (owner word: the claim word; since: when)
+ * until its publication succeeds or fails. */
+#define TSC__SLOTS 4
+struct tsc__owners {
+    uint32_t own[TSC__SLOTS];   /* the reserving writer's claim word; 0 free */
+    uint64_t since[TSC__SLOTS]; /* OS ns when reserved; 0 just after         */
+};
 /* The clock's records for stored stamps: (ticks, ns) at every switch point
  * in a ring of 64, and every 64th of them in a second ring. */
 #define TSC__HIST 64
@@ -1193,7 +1213,7 @@ struct tsc__state {
     uint32_t mode;     /* TSC__MODE_*; 0 until chosen                        */
     uint32_t why;      /* mode | TSC__WHY_* bits, set once                   */
     uint32_t overhead; /* empty-region ticks + 1; 0 until measured           */
-    uint32_t fseq;     /* frequency latch: 0 none yet, else copy fseq & 1    */
+    uint32_t fseq;     /* frequency latch: 0 none yet (TSC__SEQ_*)           */
     uint32_t cseq;     /* clock latch: likewise                              */
     uint32_t bench_rows; /* tsc_bench_print rows so far (header before 1st) */
     uint32_t cread;    /* the clock's ordered read (TSC__CREAD_*); 0 unknown */
@@ -1201,8 +1221,9 @@ struct tsc__state {
     struct tsc__claim first; /* measuring the first calibration            */
     struct tsc__claim fw;    /* publishing a frequency                     */
     struct tsc__claim cw;    /* setting up or steering the clock           */
-    uint64_t f[TSC__F_WORDS][2]; /* word by word, the two copies side by side */
-    uint64_t l[TSC__L_WORDS][2];
+    uint64_t f[TSC__SLOTS][TSC__F_STRIDE]; /* the frequency's copies        */
+    uint64_t l[TSC__SLOTS][TSC__L_STRIDE]; /* the clock's copies            */
+    struct tsc__owners fown, cown;         /* their writers' reservations   */
     /* The clock's steering, the cw owner's alone: */
     uint64_t ref_mid, ref_ns; /* rate reference: ticks, monotonic ns        */
     uint64_t last_ns;         /* monotonic ns at the last measurement       */
@@ -1432,12 +1453,17 @@ TSC__FN double tsc__ref_hz(void)
 
 /* --- claims: one-time and writer work --------------------------------- */
 
+TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low);
+
 /* Takes claim c for this thread: 1 taken (*mine is the word to release);
  * -1 this very thread holds it (a signal handler, or a call from inside
  * the work, re-entered: it must not wait); 0 another live thread of this
  * process holds it. A claim of another process (the parent, before fork)
- * or older than a second (abandoned) is taken over. Never waits. */
-TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
+ * or older than a second (abandoned, or its thread stopped) is taken over,
+ * and then the count of the latch it guards (seq, or NULL) advances, so the
+ * publication of the writer it was taken from fails: that writer may still
+ * be running. Never waits. */
+TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine, uint32_t *seq)
 {
     uint32_t me = tsc__pid(), w, next;
     uint64_t since;
@@ -1451,6 +1477,11 @@ TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
         }
         next = ((w >> 22) + 1u) << 22 | me;
         if (tsc__cas32(&c->word, w, next)) {
+            uint32_t s;
+            if ((w & TSC__PID_MASK) != 0 && seq) /* taken over: its writer's count is gone */
+                do
+                    s = TSC__LD32(seq);
+                while (s != 0 && !tsc__cas32(seq, s, tsc__seq_next(s, s & 0x8000000Fu)));
             TSC__ST64(&c->since, tsc__os_ns_safe(0) | 1u);
             tsc__tls |= bit;
             *mine = next;
@@ -1470,12 +1501,12 @@ TSC__FN void tsc__claim_release(struct tsc__claim *c, uint32_t bit, uint32_t min
 
 /* As tsc__claim_try, but waits out another thread's short hold (a
  * publication: a few dozen stores) for up to ~10 ms. 1 taken, else 0. */
-TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
+TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine, uint32_t *seq)
 {
     long spins;
     int r;
     for (spins = 0; spins < 200000; spins++) {
-        r = tsc__claim_try(c, bit, mine);
+        r = tsc__claim_try(c, bit, mine, seq);
         if (r != 0)
             return r > 0;
         tsc__pause();
@@ -1485,63 +1516,133 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine)
 
 /* --- the latch: readers never wait ------------------------------------- */
 
-/* A latch counter's top bit marks a publication announced but not yet made
- * (the clock's: tsc_clock_resync); the other 31 bits count publications,
- * and their lowest names the copy in force. 0 means nothing published. */
+/* A latch counter: bits 0-1 name the copy in force, bits 4-30 count the
+ * changes (never 0 once something is published: 0 means nothing yet), the
+ * top bit marks a publication announced but not yet made (the clock's:
+ * tsc_clock_resync), with its copy in bits 2-3. */
 #define TSC__PENDING 0x80000000u
-/* The counter after s's publication (the other copy), or after s's
- * announcement is withdrawn (the same copy, a new count). */
-TSC__FN uint32_t tsc__seq_after(uint32_t s, uint32_t step)
+#define TSC__SEQ_LIVE(s) ((s) & 3u)
+#define TSC__SEQ_PENDING_COPY(s) (((s) >> 2) & 3u)
+#define TSC__SEQ_COUNT(s) (((s) >> 4) & 0x7FFFFFFu)
+/* s with its count advanced and bits 0-3 and 31 as `low` gives them. */
+TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low)
 {
-    uint32_t n = ((s & ~TSC__PENDING) + step) & ~TSC__PENDING;
-    return n ? n : 2u; /* 2 names the same copy as 0 */
+    uint32_t c = ((s & 0x7FFFFFF0u) + 0x10u) & 0x7FFFFFF0u;
+    return (c ? c : 0x10u) | low;
 }
 
 /* Reads n words from word `first` of the copy the latch counter *seq names
- * (copies: `words` pairs, word i of copy c at copies[2 i + c], so a copy is
- * picked by one AND of the counter). 0 when nothing is published yet.
- * Retries only when a writer completed a publication meanwhile. */
-TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int words, int first,
+ * (copy i at copies[i * stride]). 0 when nothing is published yet. Retries
+ * only when the counter changed meanwhile. */
+TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int stride, int first,
                            uint64_t *out, int n)
 {
     uint32_t s;
     const uint64_t *p;
     int i;
-    (void)words;
     for (;;) {
         s = TSC__LD32(seq);
-        /* A branch on the copy, not an address computed from the counter:
-         * predicted, the loads need not wait for the counter's. */
-        if (TSC__LIKELY(s & 1u)) {
-            p = copies + 2 * first + 1;
-        } else {
-            if (TSC__UNLIKELY(s == 0))
-                return 0;
-            p = copies + 2 * first;
-        }
+        if (TSC__UNLIKELY(s == 0))
+            return 0;
+        p = copies + TSC__SEQ_LIVE(s) * (uint32_t)stride + first;
         for (i = 0; i < n; i++)
-            out[i] = TSC__LD64(p + 2 * i);
+            out[i] = TSC__LD64(p + i);
         TSC__READ_FENCE(); /* the words are read before the re-check */
         if (TSC__LIKELY(TSC__RLX32(seq) == s))
             return 1;
     }
 }
 
-/* Publishes v (`words` words): fills the copy no reader uses, then flips
- * the counter. The caller holds the latch's writer claim. */
-TSC__FN void tsc__latch_put(uint32_t *seq, uint64_t *copies, int words, const uint64_t *v,
-                            int what)
+/* A copy of latch counter s that readers may use: in force, or announced. */
+TSC__FN int tsc__latch_in_use(uint32_t s, uint32_t i)
 {
-    uint32_t next = tsc__seq_after(TSC__RLX32(seq), 1);
-    uint64_t *dst;
-    int i;
-    dst = copies + (next & 1u);
+    return s != 0 && (i == TSC__SEQ_LIVE(s) || ((s & TSC__PENDING) && i == TSC__SEQ_PENDING_COPY(s)));
+}
+
+/* Reserves a copy of latch *seq for the writer holding claim word `mine`:
+ * one readers do not use, not reserved, except by a writer of another
+ * process (the parent, before fork) or, where nothing else is free, more
+ * than 10 s ago (a thread that died in the middle of its stores). Only its
+ * reserver can make a copy the one in force, so once reserved and seen not
+ * in use, it stays unused by readers. The copy number, or -1 (none free). */
+TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine)
+{
+    uint32_t me = tsc__pid(), w, i, pass;
+    uint64_t since;
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < TSC__SLOTS; i++) {
+            if (tsc__latch_in_use(TSC__LD32(seq), i))
+                continue;
+            w = TSC__LD32(&o->own[i]);
+            if (w != 0 && (w & TSC__PID_MASK) == me) {
+                since = TSC__LD64(&o->since[i]);
+                if (pass == 0 || since == 0 || tsc__os_ns_safe(0) - since < 10 * TSC__STALE_NS)
+                    continue;
+            }
+            if (!tsc__cas32(&o->own[i], w, mine))
+                continue;
+            if (tsc__latch_in_use(TSC__LD32(seq), i)) { /* published just before */
+                tsc__cas32(&o->own[i], mine, 0);
+                continue;
+            }
+            TSC__ST64(&o->since[i], tsc__os_ns_safe(0) | 1u);
+            return (int)i;
+        }
+    return -1;
+}
+
+/* Gives copy i back, unless another writer reclaimed it meanwhile. */
+TSC__FN void tsc__latch_unreserve(struct tsc__owners *o, int i, uint32_t mine)
+{
+    if (TSC__LD32(&o->own[i]) == mine) {
+        TSC__ST64(&o->since[i], 0);
+        tsc__cas32(&o->own[i], mine, 0);
+    }
+}
+
+#if defined(TSC_TIMER_TEST_CHECKSUM)
+/* Test builds: a checksum of a copy's words, stored after them, so a test
+ * can check that every copy it reads is whole. */
+TSC__FN uint64_t tsc__checksum(const uint64_t *v, int words)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    int k;
+    for (k = 0; k < words; k++)
+        h = (h ^ v[k]) * UINT64_C(0x100000001b3);
+    return h;
+}
+#endif
+
+/* Fills copy i with v (words words; test builds add their checksum). */
+TSC__FN void tsc__latch_fill(uint64_t *copies, int stride, int i, const uint64_t *v, int words)
+{
+    uint64_t *dst = copies + (uint32_t)i * (uint32_t)stride;
+    int k;
+    for (k = 0; k < words; k++)
+        TSC__ST64(dst + k, v[k]);
+#if defined(TSC_TIMER_TEST_CHECKSUM)
+    TSC__ST64(dst + words, tsc__checksum(v, words));
+#endif
+}
+
+/* Publishes v (`words` words) as the holder of the latch's writer claim
+ * (claim word mine), who saw the counter at s0 when it took the claim:
+ * fills a reserved copy, then makes it the one in force with one CAS from
+ * s0, which fails where the claim was taken over meanwhile (the counter
+ * advanced). 0, or -EAGAIN (nothing changed for readers). */
+TSC__FN int tsc__latch_put(uint32_t *seq, struct tsc__owners *o, uint64_t *copies, int stride,
+                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine)
+{
+    int i = tsc__latch_reserve(seq, o, mine), ok;
+    if (i < 0)
+        return -EAGAIN;
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
-    for (i = 0; i < words; i++)
-        TSC__ST64(dst + 2 * i, v[i]);
+    tsc__latch_fill(copies, stride, i, v, words);
     TSC_TIMER_TEST_PUBLISH_HOOK(what);
     (void)what;
-    TSC__ST32(seq, next);
+    ok = tsc__cas32(seq, s0, tsc__seq_next(s0, (uint32_t)i));
+    tsc__latch_unreserve(o, i, mine);
+    return ok ? 0 : -EAGAIN;
 }
 
 /* --- x86: CPUID ---------------------------------------------------------- */
@@ -2165,7 +2266,7 @@ TSC__FN struct tsc_features tsc_get_features(void)
     {
         /* A stated rate the first use measured to be wrong is not one. */
         uint64_t used = 0;
-        if (tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, TSC__F_SRC, &used, 1) &&
+        if (tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_STRIDE, TSC__F_SRC, &used, 1) &&
             (used == TSC__SRC_STATED_WRONG || used == TSC__SRC_STATED_WRONG_ENDPOINTS))
             f.architectural_hz = 0;
     }
@@ -2602,14 +2703,14 @@ TSC__FN void tsc__freq_words(const struct tsc_calibration *c, uint32_t src, uint
  * could not be had (this thread interrupted a publication). */
 TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
 {
-    uint32_t mine;
+    uint32_t mine, s0;
     int done = 0;
-    if (!tsc__claim_short(&tsc__g.fw, TSC__TLS_FW, &mine))
+    if (!tsc__claim_short(&tsc__g.fw, TSC__TLS_FW, &mine, &tsc__g.fseq))
         return -EAGAIN;
-    if (!only_if_first || TSC__LD32(&tsc__g.fseq) == 0) {
-        tsc__latch_put(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, v, 0);
-        done = 1;
-    }
+    s0 = TSC__LD32(&tsc__g.fseq);
+    if (!only_if_first || s0 == 0)
+        done = tsc__latch_put(&tsc__g.fseq, &tsc__g.fown, &tsc__g.f[0][0], TSC__F_STRIDE,
+                              TSC__F_WORDS, v, 0, s0, mine) == 0 ? 1 : -EAGAIN;
     tsc__claim_release(&tsc__g.fw, TSC__TLS_FW, mine);
     return done;
 }
@@ -3123,8 +3224,8 @@ TSC__SLOW void tsc__freq_first(uint64_t v[TSC__F_WORDS])
     uint64_t t0 = 0, now;
     uint32_t mine;
     int r, spins;
-    while (!tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, 0, v, TSC__F_WORDS)) {
-        r = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine);
+    while (!tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_STRIDE, 0, v, TSC__F_WORDS)) {
+        r = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine, TSC__NULL);
         if (r > 0) {
             if (TSC__LD32(&tsc__g.fseq) == 0) { /* not published meanwhile */
                 TSC_TIMER_TEST_CALIBRATING_HOOK();
@@ -3161,7 +3262,7 @@ TSC__FN void tsc__freq_read(int first, uint64_t *out, int n)
 {
     uint64_t v[TSC__F_WORDS];
     int i;
-    if (TSC__LIKELY(tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_WORDS, first, out, n)))
+    if (TSC__LIKELY(tsc__latch_get(&tsc__g.fseq, &tsc__g.f[0][0], TSC__F_STRIDE, first, out, n)))
         return;
     tsc__freq_first(v);
     for (i = 0; i < n; i++)
@@ -3200,7 +3301,7 @@ TSC__FN int tsc_calibrate(double seconds, struct tsc_calibration *out)
     int rc, claimed;
     if (!out || !tsc__finite(seconds) || !(seconds > 0) || seconds > 60)
         return -EINVAL;
-    claimed = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine);
+    claimed = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine, TSC__NULL);
     if (claimed < 0 || (tsc__tls & TSC__TLS_FW))
         return -EAGAIN; /* re-entered from inside a calibration */
     if (claimed > 0)
@@ -3442,9 +3543,9 @@ TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real
     return best;
 }
 
-/* Sets the line up, as the holder of the `cw` claim: a fresh reading, the
- * calibrated frequency, no slew. */
-TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2])
+/* Sets the line up, as the holder of the `cw` claim (claim word mine), the
+ * latch still empty: a fresh reading, the calibrated frequency, no slew. */
+TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 {
     uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
     double mul = (double)ns_per_tick[0] + (double)ns_per_tick[1] / TSC__2P64;
@@ -3460,8 +3561,9 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2])
     v[TSC__L_AHEAD] = (uint64_t)((double)tsc__g.narrow * mul) + TSC__AHEAD_NS;
     v[TSC__L_MONO] = mono;
     v[TSC__L_CAP] = UINT64_MAX;
-    tsc__clock_record(mid, mono);
-    tsc__latch_put(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, v, 1);
+    if (tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS, v,
+                       1, 0, mine) == 0)
+        tsc__clock_record(mid, mono);
 }
 
 /* The clock reads the OS clock: the counter is the OS clock, or the
@@ -3486,10 +3588,10 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
         return tsc__os_ns_safe(realtime);
     tsc__freq_read(TSC__F_NS, f, 2);
     while (TSC__LD32(&tsc__g.cseq) == 0) {
-        r = tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine);
+        r = tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq);
         if (r > 0) {
             if (TSC__LD32(&tsc__g.cseq) == 0)
-                tsc__clock_setup(f);
+                tsc__clock_setup(f, mine);
             tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
             break;
         }
@@ -3517,13 +3619,13 @@ TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
     uint32_t s;
     for (;;) {
         s = TSC__LD32(&tsc__g.cseq);
-        other = &tsc__g.l[0][0] + ((s & 1u) ^ 1u);
-        if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS))
+        other = tsc__g.l[TSC__SEQ_PENDING_COPY(s)];
+        if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS))
             return tsc__clock_first(realtime);
         if (!(s & TSC__PENDING))
             break;
-        pend = TSC__LD64(other + 2 * TSC__L_SWITCH);
-        start = TSC__LD64(other + 2 * (TSC__L_CUR + 1)); /* its line there */
+        pend = TSC__LD64(other + TSC__L_SWITCH);
+        start = TSC__LD64(other + TSC__L_CUR + 1); /* its line there */
         TSC__READ_FENCE();
         if (TSC__RLX32(&tsc__g.cseq) != s)
             continue; /* published, withdrawn, or v from another copy */
@@ -3534,7 +3636,7 @@ TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
          * starts below what this reading gives, or another gave. Where
          * the publication won instead, the CAS fails and the new line is
          * read. */
-        (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_after(s, 2));
+        (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_next(s, TSC__SEQ_LIVE(s)));
     }
     if (t < v[TSC__L_PREV] && tsc__clock_ticks() >= v[TSC__L_PREV])
         return tsc__clock_now(realtime, 1); /* a reader late by two resyncs: afresh */
@@ -3568,21 +3670,18 @@ TSC__HOT uint64_t tsc__clock_now(int realtime, int ordered)
     t = ordered ? tsc__clock_ticks() : tsc__clock_ticks_bare();
     for (;;) {
         s = TSC__LD32(&tsc__g.cseq);
-        /* A branch on the copy (see tsc__latch_get), so the loads need not
-         * wait for the counter's. */
-        p = TSC__LIKELY(s & 1u) ? &tsc__g.l[0][1] : &tsc__g.l[0][0];
-        sw = TSC__LD64(p + 2 * TSC__L_SWITCH);
-        p += 2 * TSC__L_CUR;
-        v[0] = TSC__LD64(p);
-        v[1] = TSC__LD64(p + 2);
-        v[2] = TSC__LD64(p + 4);
-        v[3] = TSC__LD64(p + 6);
-        v[4] = TSC__LD64(p + 8);
-        v[5] = TSC__LD64(p + 10);
-        v[6] = TSC__LD64(p + 12);
-        v[7] = TSC__LD64(p + 14);
+        p = tsc__g.l[TSC__SEQ_LIVE(s)];
+        sw = TSC__LD64(p + TSC__L_SWITCH);
+        v[0] = TSC__LD64(p + TSC__L_CUR);
+        v[1] = TSC__LD64(p + TSC__L_CUR + 1);
+        v[2] = TSC__LD64(p + TSC__L_CUR + 2);
+        v[3] = TSC__LD64(p + TSC__L_CUR + 3);
+        v[4] = TSC__LD64(p + TSC__L_CUR + 4);
+        v[5] = TSC__LD64(p + TSC__L_CUR + 5);
+        v[6] = TSC__LD64(p + TSC__L_CUR + 6);
+        v[7] = TSC__LD64(p + TSC__L_CUR + 7);
         if (realtime)
-            real = TSC__LD64(p - 2 * TSC__L_CUR + 2 * TSC__L_REAL);
+            real = TSC__LD64(p + TSC__L_REAL);
         TSC__READ_FENCE();
         if (TSC__LIKELY(TSC__RLX32(&tsc__g.cseq) == s))
             break;
@@ -3668,7 +3767,7 @@ TSC__FN uint64_t tsc__clock_real_offset(void)
     uint64_t off;
     if (!tsc__clock_os()) {
         (void)tsc_now_ns(); /* the line set up */
-        if (tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, TSC__L_REAL, &off, 1))
+        if (tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_REAL, &off, 1))
             return off;
     }
 #endif
@@ -3687,7 +3786,7 @@ TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
         return (t < now ? t : now) + (realtime ? tsc__clock_real_offset() : 0);
     }
     now = tsc_now_ns(); /* sets the clock up where it is not yet */
-    if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS))
+    if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS))
         return realtime ? tsc__os_ns(1) : now; /* not set up (re-entered): now */
     if (t >= v[TSC__L_SWITCH])
         ns = tsc__clock_line(v + TSC__L_CUR, t);
@@ -3758,40 +3857,41 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
     tsc__clock_make(line, ts, base, rate * (1.0 + c), (uint64_t)slew, rate);
 }
 
-/* Resync phase 4, as the holder of the `cw` claim: writes v into the copy
- * readers do not use, announces it, and publishes it if the counter is
- * still before `by` (half the margin before its switch point) after the
- * announcement. 0, or -EAGAIN where it was too late or withdrawn. */
-TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by)
+/* Resync phase 4, as the holder of the `cw` claim (claim word mine, the
+ * latch counter s0 when taken): fills a reserved copy with v, announces it,
+ * and publishes it if the counter is still before `by` (half the margin
+ * before its switch point) after the announcement. Both are one CAS from
+ * s0, so a writer whose claim was taken over (the counter advanced)
+ * publishes nothing; its copy was never one readers use. 0, or -EAGAIN
+ * where it was too late, withdrawn or taken over. */
+TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint32_t mine)
 {
-    uint32_t s = TSC__RLX32(&tsc__g.cseq), next;
-    uint64_t *dst;
-    int i;
-    if (s & TSC__PENDING) { /* a writer that died announcing (fork) */
-        (void)tsc__cas32(&tsc__g.cseq, s, tsc__seq_after(s, 2));
-        s = TSC__RLX32(&tsc__g.cseq);
-    }
-    next = tsc__seq_after(s, 1);
-    dst = &tsc__g.l[0][0] + (next & 1u);
-    TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
-    for (i = 0; i < TSC__L_WORDS; i++)
-        TSC__ST64(dst + 2 * i, v[i]);
-    if (!tsc__cas32(&tsc__g.cseq, s, s | TSC__PENDING))
+    uint32_t ann, pub;
+    int i = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine), rc = -EAGAIN;
+    if (i < 0)
         return -EAGAIN;
-    TSC_TIMER_TEST_PUBLISH_HOOK(1);
-    if (tsc__clock_ticks() < by && tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, next)) {
-        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1]);
-        return 0;
+    ann = s0 | TSC__PENDING | (uint32_t)i << 2;
+    pub = tsc__seq_next(s0, (uint32_t)i);
+    TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
+    tsc__latch_fill(&tsc__g.l[0][0], TSC__L_STRIDE, i, v, TSC__L_WORDS);
+    if (tsc__cas32(&tsc__g.cseq, s0, ann)) {
+        TSC_TIMER_TEST_PUBLISH_HOOK(1);
+        if (tsc__clock_ticks() < by && tsc__cas32(&tsc__g.cseq, ann, pub))
+            rc = 0;
+        else /* withdrawn by a reader, or too late: withdraw it ourselves */
+            (void)tsc__cas32(&tsc__g.cseq, ann, tsc__seq_next(ann, TSC__SEQ_LIVE(ann)));
     }
-    (void)tsc__cas32(&tsc__g.cseq, s | TSC__PENDING, tsc__seq_after(s, 2));
-    return -EAGAIN;
+    tsc__latch_unreserve(&tsc__g.cown, i, mine);
+    if (rc == 0)
+        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1]);
+    return rc;
 }
 
 TSC__FN int tsc_clock_resync(void)
 {
     uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at;
     double rate, h;
-    uint32_t mine;
+    uint32_t mine, s0;
     int i, rc = -EAGAIN;
     if (tsc__clock_os())
         return 0;
@@ -3799,8 +3899,13 @@ TSC__FN int tsc_clock_resync(void)
         (void)tsc__clock_first(0);
         return TSC__LD32(&tsc__g.cseq) ? 0 : -EAGAIN;
     }
-    if (tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine) <= 0)
+    if (tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq) <= 0)
         return -EAGAIN; /* another resync runs, or this one re-entered */
+    s0 = TSC__LD32(&tsc__g.cseq);
+    if (s0 & TSC__PENDING) { /* a writer that died announcing (fork) */
+        (void)tsc__cas32(&tsc__g.cseq, s0, tsc__seq_next(s0, TSC__SEQ_LIVE(s0)));
+        s0 = TSC__LD32(&tsc__g.cseq);
+    }
     /* 1. Measured with readers running: only a clean, narrow bracket counts. */
     for (i = 0; i < 4 && w > 2 * tsc__g.narrow + 64; i++)
         w = tsc__clock_sample(&mid, &mono, &off);
@@ -3817,7 +3922,7 @@ TSC__FN int tsc_clock_resync(void)
         h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
         tsc__g.last_ns = mono;
         /* 3. The line in force, once its own switch point has passed. */
-        tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS);
+        tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS);
         m = (uint64_t)(TSC__SWITCH_NS / rate) + 1;
         for (now = tsc__clock_ticks(); now < v[TSC__L_SWITCH] && v[TSC__L_SWITCH] - now <= 2 * m;
              now = tsc__clock_ticks())
@@ -3837,7 +3942,7 @@ TSC__FN int tsc_clock_resync(void)
         /* Below its start, after a counter that went back, readers answer
          * no more than where it starts. */
         v[TSC__L_CAP] = ts < v[TSC__L_PREV] ? v[TSC__L_CUR + 1] : UINT64_MAX;
-        rc = tsc__clock_publish(v, ts - m / 2);
+        rc = tsc__clock_publish(v, ts - m / 2, s0, mine);
     }
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
     return rc;

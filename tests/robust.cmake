@@ -15,6 +15,10 @@ endif()
 # per-thread RDTSC permission, stats merging.
 tsc_test(test_robust SOURCES test_robust.c)
 
+# One writer at a time: a resync stopped past the claim's takeover, and
+# claims and copies abandoned by threads that died (fresh children).
+tsc_test(test_writer SOURCES test_writer.c)
+
 # The trust verdict for simulated CPUs and kernels (fresh children).
 tsc_test(test_trust SOURCES test_trust.c)
 

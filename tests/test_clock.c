@@ -355,17 +355,20 @@ static int resync_ok(void)
 static void shift(int64_t line, int64_t real)
 {
     uint64_t v[TSC__L_WORDS], *ln;
-    uint32_t mine;
+    uint32_t mine, s0;
     int i;
-    EXPECT(tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine) > 0, "the clock's writer claim is taken");
-    tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, 0, v, TSC__L_WORDS);
+    EXPECT(tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq) > 0,
+           "the clock's writer claim is taken");
+    s0 = __atomic_load_n(&tsc__g.cseq, __ATOMIC_ACQUIRE);
+    tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS);
     for (i = 0; i < 2; i++) { /* both lines of the copy: base_ns and end_ns */
         ln = v + (i ? TSC__L_CUR : TSC__L_PREV);
         ln[1] += (uint64_t)line;
         ln[5] += (uint64_t)line;
     }
     v[TSC__L_REAL] += (uint64_t)real;
-    tsc__latch_put(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_WORDS, v, 1);
+    EXPECT(tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS,
+                          v, 1, s0, mine) == 0, "the shifted line is published");
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
 }
 
@@ -506,7 +509,8 @@ static void test_rate_change_beyond_0_1_percent_is_followed(void **state)
     int64_t e;
     (void)state;
     NEED_A_COUNTER();
-    EXPECT(tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine) > 0, "the clock's writer claim is taken");
+    EXPECT(tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq) > 0,
+           "the clock's writer claim is taken");
     tsc__g.rate = tsc__dbits(cal * (1 - 0.002)); /* slow: stepped forward */
     tsc__g.cand = 0;
     tsc__g.ref_mid = tsc_ticks_before(); /* a rate span starts now */

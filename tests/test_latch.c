@@ -16,8 +16,10 @@
 #define WORDS TSC__F_WORDS
 #define READERS 2
 
+#define STRIDE TSC__F_STRIDE
 static uint32_t seq;
-static uint64_t copies[2][WORDS];
+static uint64_t copies[TSC__SLOTS][STRIDE];
+static struct tsc__owners owners;
 static int stop;
 
 struct reader {
@@ -38,7 +40,7 @@ static void *reader_main(void *p)
     uint64_t v[WORDS], gen;
     int i;
     while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-        if (!tsc__latch_get(&seq, &copies[0][0], WORDS, 0, v, WORDS))
+        if (!tsc__latch_get(&seq, &copies[0][0], STRIDE, 0, v, WORDS))
             continue;
         gen = v[0] & 0xFFFFFFFFu;
         __atomic_store_n(&r->reads, r->reads + 1, __ATOMIC_RELAXED);
@@ -73,7 +75,8 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
     pthread_t th[READERS];
     struct reader r[READERS];
     uint64_t v[WORDS], gen, t0 = now_ns();
-    long reads = 0, torn = 0, back = 0;
+    long reads = 0, torn = 0, back = 0, failed = 0;
+    uint32_t mine = (1u << 22) | tsc__pid(); /* a writer's claim word */
     int i;
     (void)state;
     memset(r, 0, sizeof r);
@@ -85,7 +88,8 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
          gen++) {
         for (i = 0; i < WORDS; i++)
             v[i] = word(gen, i);
-        tsc__latch_put(&seq, &copies[0][0], WORDS, v, 0);
+        failed += tsc__latch_put(&seq, &owners, &copies[0][0], STRIDE, WORDS, v, 0,
+                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine) != 0;
         if (gen % 1024 == 0)
             sched_yield();
     }
@@ -99,6 +103,7 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
     print_message("%llu publications in %.1f s, %ld reads: %ld torn words, %ld older copies\n",
                   (unsigned long long)gen, (double)(now_ns() - t0) * 1e-9, reads, torn, back);
     EXPECT(reads > 0, "the readers read nothing in 20 s");
+    EXPECT(failed == 0, "%ld publications of the only writer failed", failed);
     EXPECT(torn == 0, "%ld words of %ld reads disagreed with their copy", torn, reads);
     EXPECT(back == 0, "%ld of %ld reads got a copy older than one read before", back, reads);
 }
