@@ -49,7 +49,8 @@ PAGE_HEAD = """<!DOCTYPE html>
 <script src="webcomponents.min.js"></script>
 <link rel="import" href="trace_viewer_full.html">
 <style>html, body { margin: 0; width: 100%; height: 100%; overflow: hidden; }
-#view { width: 100%; height: 100%; }</style>
+#view { width: 100%; height: 100%; }
+tr-ui-b-mouse-mode-selector { display: none !important; }</style>
 </head><body>
 <script>
 'use strict';
@@ -109,6 +110,13 @@ document.addEventListener('WebComponentsReady', async function() {
   Polymer.dom(document.body).appendChild(view);
   view.model = model;
   view.viewTitle = TITLE;
+  // Hidden, as a user would: the notice that the page runs on a polyfill
+  // (its Hide button); and not part of the trace: the empty selection
+  // panel below the tracks and (in the style) the floating mouse buttons.
+  view.warnPolyfill();
+  Polymer.dom(view.root).querySelector('#polyfill-warning').clearMessages();
+  view.$.analysis.style.display = 'none';
+  view.$.drag_handle.style.display = 'none';
 });
 </script></body></html>
 """
@@ -359,7 +367,7 @@ def main():
     ap.add_argument("--gen", help="tests/trace_viewer_gen, built")
     ap.add_argument("--example", required=True, help="examples/trace.c, built")
     ap.add_argument("--screenshot", metavar="PNG", help="draw examples/trace.c's trace instead of testing")
-    ap.add_argument("--window-size", default="1200,560")
+    ap.add_argument("--window-size", default="1200,236")
     ap.add_argument("--viewer", default=VIEWER_DIR, help="directory of " + " and ".join(VIEWER_FILES))
     ap.add_argument("--browser", default=BROWSER)
     ap.add_argument("--keep", action="store_true", help="keep the page and traces (printed)")
