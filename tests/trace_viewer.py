@@ -76,7 +76,7 @@ function describe(model) {
   };
 }
 
-async function run() {
+function run() {
   const out = [];
   for (const texts of groups) {
     const model = new tr.Model();
@@ -98,7 +98,7 @@ document.addEventListener('WebComponentsReady', run);
 
 # The timeline view as go tool trace shows it, for a screenshot.
 PAGE_VIEW = """
-document.addEventListener('WebComponentsReady', async function() {
+document.addEventListener('WebComponentsReady', function() {
   const model = new tr.Model();
   new tr.importer.Import(model).importTraces(groups[0]);
   const view = document.createElement('tr-ui-timeline-view');

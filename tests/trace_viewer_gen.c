@@ -9,7 +9,9 @@
  *   proc_a.json  two processes taking turns over pipes (the second one
  *   proc_b.json  started by exec, so its clock is set up on its own)
  * Usage: trace_viewer_gen DIR (Linux). */
-#define _GNU_SOURCE /* (pipe, fork, exec: POSIX) */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe, fork and execl under a strict -std= too */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
