@@ -152,8 +152,9 @@ def serve(directory):
 
 
 def browse(browser, directory, page, flags):
-    """Runs the browser on page (a file in directory) and returns its stdout;
-    the browser and its children are killed after BROWSER_SECONDS."""
+    """Runs the browser on page (a file in directory, beside links to the
+    viewer's files) and returns its stdout; the browser and its children
+    are killed after BROWSER_SECONDS."""
     for f in VIEWER_FILES:
         dst = os.path.join(directory, f)
         if not os.path.exists(dst):
