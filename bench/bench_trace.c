@@ -4,7 +4,7 @@
  * the block's floor. N back-to-back iterations, timed with the fenced
  * before/after pair, fastest of RUNS runs, the two interleaved so both see
  * the same machine; pinned to one CPU. The trace is re-initialised every
- * run, so each block stores into fresh memory (N x 32 bytes), as a real
+ * run, so each block stores into fresh memory (N x 24 bytes), as a real
  * trace does. bench/run puts its table in results.md. Usage: bench_trace [--tiny] */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_setaffinity */

@@ -4,8 +4,10 @@
 # compilers (with their libc, which apt only recommends), qemu-user and
 # qemu-system-arm (with cpio, for ci/armv7-system.sh), Wine, valgrind,
 # clang-16 (LoongArch, for ci/compile-only-zig.sh), Node.js and npm (zig
-# comes from the npm registry: ci/zig.sh install, run last), and a deb-src
-# line for Debian's cmocka source package. Without
+# comes from the npm registry: ci/zig.sh install, run last), headless
+# Chromium and the Catapult trace viewer of golang-1.19-src (for
+# tests/trace_viewer.py), and a deb-src line for Debian's cmocka source
+# package. Without
 # apt-get, scripts/setup-debian.sh checks the programs are there and names
 # what is missing (ci/build-cmocka.sh then needs its cmocka source unpacked
 # in build-ci/src/ beforehand).
@@ -34,5 +36,6 @@ for a in aarch64-linux-gnu:arm64 arm-linux-gnueabihf:armhf riscv64-linux-gnu:ris
     cross="$cross gcc-${a%%:*} g++-${a%%:*} libc6-dev-${a##*:}-cross"
 done
 scripts/setup-debian.sh $srcpkg valgrind qemu-user-static qemu-system-arm cpio wine wine64 \
-    gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 clang-16 nodejs npm $cross
+    gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 clang-16 nodejs npm \
+    chromium-headless-shell golang-1.19-src $cross
 exec ci/zig.sh install

@@ -591,7 +591,8 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
 /* Records named, nested blocks of one thread into memory the caller gives,
  * and writes the blocks of several threads as one JSON trace:
  *
- *     static char mem[1 << 20];                 // 32 768 events of 32 bytes
+ *     static char mem[1 << 20];                 // 43 690 events (24 bytes each
+ *                                               // on 64-bit targets)
  *     struct tsc_trace tr;                      // one per thread
  *     tsc_trace_init(&tr, mem, sizeof mem, "worker 1");
  *     TSC_TRACE(&tr, "frame") {                 // a block: start and end stamps
@@ -615,16 +616,29 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
  * their threads: call it after they stopped recording (joined them).
  *
  * The JSON: complete events ("ph":"X") in microseconds with three decimals
- * (whole nanoseconds, printed from integers: no rounding), on the
- * CLOCK_REALTIME-compatible time line (tsc_clock_ticks_to_ns at write
- * time plus one realtime offset for the whole file), so the traces of
- * several processes line up; "pid" the
- * process id (1 where there is none), "tid" the trace's index in the array
- * plus one. Per trace, "thread_name" and "thread_sort_index" metadata
- * events ("ph":"M"), and a "tsc_trace_dropped" one with args.dropped where
- * events did not fit; "otherData" holds the totals dropped and unfinished.
+ * (whole nanoseconds, printed from integers: no rounding) on the
+ * CLOCK_MONOTONIC line (tsc_clock_ticks_to_ns at write time), as Chrome's
+ * own traces are. Viewers parse "ts" as a double: microseconds since boot
+ * keep 1 ns steps for about 100 days of uptime (2^43 us), where
+ * microseconds since 1970 would keep only 0.25 us. The files of several
+ * processes of one machine share that line and line up when opened
+ * together. "otherData" holds "clock":"CLOCK_MONOTONIC" and
+ * "realtime_offset_ns", CLOCK_REALTIME minus CLOCK_MONOTONIC in ns when
+ * the file was written (a decimal string: a double would round it): add
+ * it to ts x 1000 for the realtime of an event; to open the files of
+ * several machines together on the first one's line, add to each file's
+ * ts its offset minus the first file's (divided by 1000: microseconds;
+ * as exact as the machines' realtime clocks agree). "pid" is the process id
+ * (1 where there is none), "tid" the trace's index in the array plus one.
+ * Per trace, "thread_name" and "thread_sort_index" metadata events
+ * ("ph":"M"), and a "tsc_trace_dropped" one with args.dropped where events
+ * did not fit; "otherData" also holds the totals dropped and unfinished.
  * Per thread the events come in order of start ("ts" non-decreasing; a
- * parent before the children it encloses). */
+ * parent before the children it encloses). Names are written as valid
+ * UTF-8 whatever they hold: each byte that is not part of a well-formed
+ * sequence (a stray or missing continuation byte, an overlong form, a
+ * surrogate, beyond U+10FFFF) becomes U+FFFD; quotes, backslashes and
+ * control characters are escaped. */
 
 /* One recorded block, in counter ticks of tsc_clock_ticks(). */
 struct tsc_trace_event {
@@ -4853,20 +4867,52 @@ TSC__FN int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start,
 
 TSC__FN uint64_t tsc_trace_dropped(const struct tsc_trace *t) { return t ? t->dropped : 0; }
 
+/* Bytes of the well-formed UTF-8 sequence at s (Unicode's table 3-7), 0
+ * where there is none. Reads no byte past a NUL: each byte it reads
+ * after the first follows a continuation byte. */
+TSC__FN int tsc__utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    int n, k;
+    if (c < 0x80)
+        return 1;
+    if (c < 0xC2 || c > 0xF4) /* a continuation byte, an overlong 2-byte lead, > U+10FFFF */
+        return 0;
+    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (c == 0xE0 || c == 0xF0)
+        lo = c == 0xE0 ? 0xA0 : 0x90; /* overlong forms */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF4)
+        hi = 0x8F; /* beyond U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return n;
+}
+
 /* A JSON string: quotes and backslashes escaped, control characters as
- * \u00XX; other bytes as they are (names are UTF-8). */
-TSC__FN void tsc__trace_put_str(FILE *out, const char *s)
+ * \u00XX, well-formed UTF-8 as it is, every other byte as U+FFFD (strict
+ * parsers refuse a file that is not UTF-8). */
+TSC__FN void tsc__trace_put_str(FILE *out, const char *str)
 {
     static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
     unsigned c;
+    int len;
     fputc('"', out);
-    for (; (c = (unsigned char)*s) != 0; s++) {
+    for (; (c = *s) != 0; s += len ? len : 1) {
+        len = tsc__utf8_len(s);
         if (c == '"' || c == '\\')
             fprintf(out, "\\%c", (int)c);
         else if (c < 0x20)
             fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
+        else if (len == 0)
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD */
         else
-            fputc((int)c, out);
+            fwrite(s, 1, (size_t)len, out);
     }
     fputc('"', out);
 }
@@ -4880,7 +4926,7 @@ TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
 /* One trace's metadata and events (each preceded by ",\n" but the first
  * of the document). Returns the events left out as unfinished. */
 TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsigned long pid,
-                                      int tid, uint64_t real)
+                                      int tid)
 {
     const struct tsc_trace_event *e;
     uint64_t ts, te, prev = 0, unfinished = 0;
@@ -4902,8 +4948,8 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
             unfinished++;
             continue;
         }
-        ts = tsc_clock_ticks_to_ns(e->start) + real; /* one offset for the file */
-        te = tsc_clock_ticks_to_ns(e->end) + real;
+        ts = tsc_clock_ticks_to_ns(e->start);
+        te = tsc_clock_ticks_to_ns(e->end);
         /* The conversion is monotonic, so neither clamp acts; they keep
          * the ts order and dur >= 0 promised if it ever were not. */
         if (ts < prev)
@@ -4937,10 +4983,11 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
     fputs("{\"traceEvents\":[", out);
     for (i = 0; i < n; i++) {
         dropped += traces[i]->dropped;
-        unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1, real);
+        unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1);
     }
-    fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
-                 "\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64 "}}\n", dropped, unfinished);
+    fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\","
+                 "\"realtime_offset_ns\":\"%" PRIu64 "\",\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64
+                 "}}\n", real, dropped, unfinished);
     return ferror(out) ? -EIO : 0;
 }
 

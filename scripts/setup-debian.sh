@@ -38,6 +38,9 @@ check() {
         what="benchmark/benchmark.h (pkg-config benchmark)"
         have_lib benchmark benchmark/benchmark.h c++ ;;
     dpkg-dev) what="program dpkg-source"; have_cmd dpkg-source ;;
+    golang-1.19-src) # for its copy of the Catapult trace viewer (tests/trace_viewer.py)
+        what="/usr/share/go-1.19/src/cmd/trace/static/trace_viewer_full.html"
+        [ -f "$what" ] ;;
     qemu-user-static)
         what="programs qemu-{aarch64,arm,riscv64,ppc64le,s390x}-static"
         for q in aarch64 arm riscv64 ppc64le s390x; do

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* --- a small JSON parser: a tree of nodes, numbers kept as text ---------- */
 
@@ -397,7 +398,7 @@ static void test_memory_of_any_alignment_is_used_from_the_next_8_bytes(void **st
 #define PER_ROUND 4
 struct worker {
     struct tsc_trace t;
-    uint64_t mem[ROUNDS * PER_ROUND * 4 + 8]; /* 32-byte events, room to spare */
+    uint64_t mem[ROUNDS * PER_ROUND * 4 + 8]; /* 24-byte events, room to spare */
 };
 
 /* Spins per unit of work: 1 natively; under emulation, where the counter
@@ -569,6 +570,99 @@ static void test_names_are_escaped_and_read_back_unchanged(void **state)
     free(text);
 }
 
+/* A name with invalid UTF-8 and what the file must hold instead: each byte
+ * outside a well-formed sequence becomes U+FFFD ("R" below), well-formed
+ * sequences stay as they are. */
+#define R "\xEF\xBF\xBD"
+static const char *const utf8_cases[][2] = {
+    {"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"},
+    {"edges \xED\x9F\xBF \xEE\x80\x80 \xF4\x8F\xBF\xBF", "edges \xED\x9F\xBF \xEE\x80\x80 \xF4\x8F\xBF\xBF"},
+    {"stray \x80 \xBF", "stray " R " " R},
+    {"overlong \xC0\xAF \xC1\xBF \xE0\x80\xAF \xF0\x80\x80\xAF", "overlong " R R " " R R " " R R R " " R R R R},
+    {"surrogate \xED\xA0\x80 \xED\xBF\xBF", "surrogate " R R R " " R R R},
+    {"too big \xF4\x90\x80\x80 \xF5\x80 \xFF", "too big " R R R R " " R R " " R},
+    {"cut \xE2\x82x \xF0\x9F\x98", "cut " R R "x " R R R},
+    {"quote\"\xC3", "quote\"" R},
+};
+#undef R
+
+static void test_names_that_are_not_utf8_are_written_with_replacement_characters(void **state)
+{
+    enum { N = (int)(sizeof utf8_cases / sizeof utf8_cases[0]) };
+    static uint64_t mem[TSC_TRACE_BYTES(N) / 8 + 1];
+    struct tsc_trace t;
+    const struct tsc_trace *tr[1];
+    struct span ev[N + 1];
+    struct jdoc d;
+    char *text;
+    int i;
+    (void)state;
+    EXPECT(tsc_trace_init(&t, mem, sizeof mem, utf8_cases[2][0]) == 0, "init refused");
+    for (i = 0; i < N; i++)
+        TSC_TRACE(&t, utf8_cases[i][0]) { spin(10); }
+    tr[0] = &t;
+    text = write_and_parse(tr, 1, &d);
+    EXPECT(x_events(&d, ev, N + 1) == N, "not exactly %d X events", N);
+    for (i = 0; i < N; i++)
+        EXPECT(!strcmp(ev[i].name, utf8_cases[i][1]), "name %d written as \"%s\" (expected \"%s\")", i,
+               ev[i].name, utf8_cases[i][1]);
+    EXPECT(!strcmp(j_str(&d, j_get(&d, meta_event(&d, 1, "thread_name"), "args"), "name"),
+                   utf8_cases[2][1]),
+           "thread name written as \"%s\" (expected \"%s\")",
+           j_str(&d, j_get(&d, meta_event(&d, 1, "thread_name"), "args"), "name"), utf8_cases[2][1]);
+    j_free(&d);
+    free(text);
+}
+
+static uint64_t os_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ts is on CLOCK_MONOTONIC (small enough for a double to keep its ns) and
+ * otherData.realtime_offset_ns is CLOCK_REALTIME - CLOCK_MONOTONIC. The
+ * line's agreement with the OS clock is test_clock's (1 us); here 1 ms
+ * tells the time lines apart. */
+static void test_events_are_on_the_monotonic_line_with_the_realtime_offset_stated(void **state)
+{
+    static uint64_t mem[64];
+    struct tsc_trace t;
+    const struct tsc_trace *tr[1];
+    struct span ev[2];
+    struct jdoc d;
+    const char *off;
+    char *text, *end;
+    uint64_t m0, m1, r0, r1, m2, want, got;
+    (void)state;
+    EXPECT(tsc_trace_init(&t, mem, sizeof mem, "m") == 0, "init refused");
+    m0 = os_ns(CLOCK_MONOTONIC);
+    TSC_TRACE(&t, "bracketed") { spin(10); }
+    m1 = os_ns(CLOCK_MONOTONIC);
+    r0 = os_ns(CLOCK_REALTIME);
+    m2 = os_ns(CLOCK_MONOTONIC);
+    r1 = os_ns(CLOCK_REALTIME);
+    want = (r0 + r1) / 2 - m2;
+    tr[0] = &t;
+    text = write_and_parse(tr, 1, &d);
+    EXPECT(x_events(&d, ev, 2) == 1, "not exactly one X event");
+    EXPECT(ev[0].ts + 1000000u >= m0 && ev[0].end <= m1 + 1000000u,
+           "event [%llu, %llu] ns, CLOCK_MONOTONIC around it [%llu, %llu] ns (1 ms allowed)",
+           (unsigned long long)ev[0].ts, (unsigned long long)ev[0].end, (unsigned long long)m0,
+           (unsigned long long)m1);
+    EXPECT(!strcmp(j_str(&d, j_get(&d, 0, "otherData"), "clock"), "CLOCK_MONOTONIC"),
+           "otherData.clock is not \"CLOCK_MONOTONIC\"");
+    off = j_str(&d, j_get(&d, 0, "otherData"), "realtime_offset_ns");
+    EXPECT(off != NULL && *off >= '0' && *off <= '9', "no realtime_offset_ns string of digits");
+    got = (uint64_t)strtoull(off, &end, 10);
+    EXPECT(*end == '\0' && got + 1000000u >= want && got <= want + 1000000u,
+           "realtime_offset_ns %s, CLOCK_REALTIME - CLOCK_MONOTONIC %llu (1 ms allowed)", off,
+           (unsigned long long)want);
+    j_free(&d);
+    free(text);
+}
+
 static void test_break_ends_the_block_and_stays_in_the_loop(void **state)
 {
     static uint64_t mem[64];
@@ -664,6 +758,8 @@ int main(void)
         cmocka_unit_test(test_two_threads_write_nested_ordered_events),
         cmocka_unit_test(test_a_full_buffer_counts_what_did_not_fit),
         cmocka_unit_test(test_names_are_escaped_and_read_back_unchanged),
+        cmocka_unit_test(test_names_that_are_not_utf8_are_written_with_replacement_characters),
+        cmocka_unit_test(test_events_are_on_the_monotonic_line_with_the_realtime_offset_stated),
         cmocka_unit_test(test_break_ends_the_block_and_stays_in_the_loop),
         cmocka_unit_test(test_an_event_left_by_return_is_counted_unfinished),
         cmocka_unit_test(test_added_events_take_their_place_by_start),
