@@ -64,6 +64,9 @@ static void use_core(FILE *out)
         expect(tsc_clock_ticks_to_ns(stamp) <= tsc_now_ns() &&
                    tsc_clock_ticks_to_realtime_ns(stamp) > 0,
                "a stamp converts to no later than now");
+        expect(tsc_clock_ticks_to_ns(tsc_clock_ticks_unordered()) <= tsc_now_ns_unordered() &&
+                   tsc_now_realtime_ns_unordered() > 0,
+               "the unordered forms: a stamp converts to no later than now");
         expect(tr.level == tr2.level && (tr.level == TSC_TRUST_OK || tr.level == TSC_TRUST_CAUTION ||
                                          tr.level == TSC_TRUST_UNSAFE),
                "a trust level");
