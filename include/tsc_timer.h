@@ -917,12 +917,25 @@ TSC__FN int tsc__finite(double d)
 }
 #define TSC__2P64 18446744073709551616.0 /* 2^64, exact */
 TSC__FN double tsc__fabs(double x) { return x < 0 ? -x : x; }
-/* ceil(x) for 0 <= x < 2^63. */
+/* ceil(x) for every x: from 2^52 up a double has no fraction (infinities
+ * and NaN come back as they are), so only smaller ones pass an integer. */
 TSC__FN double tsc__ceil(double x)
 {
-    uint64_t t = (uint64_t)x;
-    double d = (double)t;
+    int64_t t;
+    double d;
+    if (!(tsc__fabs(x) < 4503599627370496.0)) /* 2^52 */
+        return x;
+    t = (int64_t)x;
+    d = (double)t;
     return d < x ? d + 1.0 : d;
+}
+/* x truncated to a uint64_t, saturating: NaN and x <= 0 give 0, x >= 2^64
+ * UINT64_MAX (a double out of range converts with undefined behaviour). */
+TSC__FN uint64_t tsc__sat_u64(double x)
+{
+    if (!(x > 0))
+        return 0;
+    return x < TSC__2P64 ? (uint64_t)x : UINT64_MAX;
 }
 /* sqrt(x), x >= 0 finite: a first guess from halving the exponent, then
  * Newton's iteration, which doubles the correct bits each step. */
@@ -3693,7 +3706,7 @@ TSC__FN int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0
 TSC__FN uint64_t tsc__rank(uint64_t n, double p)
 {
     const uint64_t e9 = UINT64_C(1000000000);
-    uint64_t q = (uint64_t)(p * 1e7 + 0.5);
+    uint64_t q = tsc__sat_u64(p * 1e7 + 0.5);
     return q * (n / e9) + (q * (n % e9) + e9 - 1) / e9;
 }
 
@@ -3838,7 +3851,7 @@ TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *o
     for (k = 0; k < TSC__HIST_ROWS && first <= hi; k++) {
         edge *= ratio;
         e = tsc__ceil(edge) - 1.0;
-        last = (k == TSC__HIST_ROWS - 1 || !(e < (double)hi)) ? hi : (uint64_t)e;
+        last = (k == TSC__HIST_ROWS - 1 || !(e < (double)hi)) ? hi : tsc__sat_u64(e);
         if (last < first)
             continue; /* narrower than one value: merged into the next row */
         start[rows] = first;
@@ -3862,7 +3875,7 @@ TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *o
     fprintf(out, "  histogram, ticks%s (count per range):\n", o ? " - overhead" : "");
     for (k = 0; k < rows; k++) {
         e = tsc__ceil((double)cnt[k] * TSC__HIST_BAR / (double)most);
-        len = cnt[k] ? (int)e : 0;
+        len = cnt[k] ? (int)(e < TSC__HIST_BAR ? tsc__sat_u64(e) : TSC__HIST_BAR) : 0;
         memset(bar, '#', (size_t)len);
         bar[len] = '\0';
         fprintf(out, "  %10" PRIu64 " .. %-10" PRIu64 " %10" PRIu64 " |%s\n", start[k], end[k],
