@@ -533,8 +533,11 @@ struct tsc_bench_result {
 TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name);
 /* The run's time budget, seconds, (0, 3600]. 0, or -EINVAL (unchanged). */
 TSC__FN int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
-/* Fills *out. 0, or -EINVAL for NULL arguments or before any run.
- * tsc_bench_result(b, out) calls it: a function of the struct's name would
+/* Fills *out. 0; -EAGAIN for a run that ended without a figure (the body
+ * left its first batch, the budget ran out while sizing the batches, or
+ * every batch changed CPU): *out then holds zeros but ops, seconds,
+ * unstable = 1 and the reason; -EINVAL for NULL arguments or before any
+ * run. tsc_bench_result(b, out) calls it: a function of the struct's name would
  * hide the struct in C++. */
 TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
 #define tsc_bench_result(b, out) tsc_bench_get_result((b), (out))
@@ -4175,7 +4178,7 @@ TSC__FN uint64_t tsc__bench_begin(struct tsc_bench *b)
     b->unstable = 0;
     b->reason = "";
     b->start = tsc_ticks_before();
-    b->deadline = b->start + tsc_ns_to_ticks((uint64_t)(b->budget * 1e9));
+    b->deadline = b->start + tsc_ns_to_ticks(tsc__sat_u64(b->budget * 1e9));
     return 1;
 }
 
@@ -4254,9 +4257,18 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
     double med, mad, loop, loop_mad, first, last, x;
     double lo;
     int i;
-    if (!b || !out || b->state != 3 || b->batches == 0 || b->nloop < 6)
+    if (!b || !out || b->state != 3)
         return -EINVAL;
     memset(out, 0, sizeof *out);
+    out->ops = b->ops;
+    out->seconds = tsc_ticks_to_seconds(b->end - b->start);
+    if (b->batches == 0 || b->nloop < 6) { /* finished, but nothing to report but why */
+        out->reason = *b->reason ? b->reason
+                      : b->migrated ? "every batch changed CPU (dropped)"
+                                    : "no batch within the budget";
+        out->unstable = 1;
+        return -EAGAIN;
+    }
     med = tsc__median_mad(b->per_op, (int)b->batches, &mad);
     loop = tsc__median_mad(b->loop, b->nloop, &loop_mad);
     first = tsc__median_mad(b->loop, 3, &x);                /* taken before */
@@ -4286,9 +4298,7 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
 
     if (!(out->err_pct >= 0) || !tsc__finite(out->err_pct))
         out->err_pct = 0;
-    out->ops = b->ops;
     out->batches = b->batches;
-    out->seconds = tsc_ticks_to_seconds(b->end - b->start);
     out->reason = b->reason;
     if (!*out->reason) {
         if (b->batches < 5)
@@ -4324,7 +4334,8 @@ TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, do
 {
     struct tsc_bench_result r;
     const char *name = b && b->name ? b->name : "(none)";
-    if (tsc_bench_result(b, &r) != 0) {
+    int rc = tsc_bench_result(b, &r);
+    if (rc != 0 && rc != -EAGAIN) { /* -EAGAIN: no figure, but its reason */
         memset(&r, 0, sizeof r);
         r.unstable = 1;
         r.reason = "not run";
