@@ -106,7 +106,7 @@
  * - Calibration is bounded in time and iterations; where no clean sample
  *   can be had it falls back to the end points, with the bound they give.
  * - Async-signal-safe after tsc_init(): every counter read, conversion and
- *   clock read (tsc_now_ns, tsc_now_realtime_ns). tsc_clock_resync() and
+ *   clock read (tsc_now_ns, tsc_now_realtime_ns); tsc_trust() at any time. tsc_clock_resync() and
  *   tsc_calibrate() from a handler that interrupted another writer return
  *   -EAGAIN.
  * - Two versions of this header in one program (two libraries, a library
@@ -263,8 +263,8 @@ struct tsc_trust {
 
 /* The verdict from CPUID (TSC, invariant TSC, hypervisor), the kernel's
  * clocksource (Linux /sys) and the permission to read. The first call reads
- * two /sys files (tens of microseconds, not async-signal-safe); later calls
- * are one load. Thread-safe; every caller gets the same verdict.
+ * two /sys files with system calls (tens of microseconds; no lock and no
+ * allocation, so async-signal-safe too); later calls are one load. Thread-safe; every caller gets the same verdict.
  * tsc_trust() calls it: a function of the struct's name would hide the
  * struct in C++ (as tsc_features() and tsc_bench_result() do). */
 TSC__FN struct tsc_trust tsc_get_trust(void);
@@ -330,8 +330,8 @@ TSC__FN int tsc_clock_resync(void);
  * tsc_clock_ticks_to_ns() turns such a stamp, from any thread and any time
  * later, into what tsc_now_ns() returned at that moment: exactly while the
  * stamp is newer than the last-but-one resync, then by interpolating the
- * clock's records (one per resync, the last 63 kept, and every 64th of
- * the older ones, 63 kept) within the line's correction at each resync,
+ * clock's records (one per resync, the last 62 kept, and every 64th of
+ * the older ones, 62 or 63 kept) within the line's correction at each resync,
  * which is the clock's jitter in steady state (bench/results.md measures
  * it). Stamps older than every record are extrapolated at the current
  * rate. A result is never later than the clock at the conversion, so a
