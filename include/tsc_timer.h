@@ -264,9 +264,10 @@ struct tsc_trust {
 /* The verdict from CPUID (TSC, invariant TSC, hypervisor), the kernel's
  * clocksource (Linux /sys) and the permission to read. The first call reads
  * two /sys files with system calls (tens of microseconds; no lock and no
- * allocation, so async-signal-safe too); later calls are one load. Thread-safe; every caller gets the same verdict.
- * tsc_trust() calls it: a function of the struct's name would hide the
- * struct in C++ (as tsc_features() and tsc_bench_result() do). */
+ * allocation, so async-signal-safe too); later calls are one load.
+ * Thread-safe; every caller gets the same verdict. tsc_trust() calls it: a
+ * function of the struct's name would hide the struct in C++ (as
+ * tsc_features() and tsc_bench_result() do). */
 TSC__FN struct tsc_trust tsc_get_trust(void);
 #define tsc_trust() tsc_get_trust()
 /* Moves the calling thread across every CPU it may run on (Linux), compares
