@@ -113,7 +113,7 @@
  * - Calibration is bounded in time and iterations; where no clean sample
  *   can be had it falls back to the end points, with the bound they give.
  * - Async-signal-safe after tsc_init(): every counter read, conversion and
- *   clock read (tsc_now_ns, tsc_now_realtime_ns). tsc_clock_resync() and
+ *   clock read (tsc_now_ns, tsc_now_realtime_ns); tsc_trust() at any time. tsc_clock_resync() and
  *   tsc_calibrate() from a handler that interrupted another writer return
  *   -EAGAIN.
  * - Two versions of this header in one program (two libraries, a library
@@ -149,6 +149,20 @@
 #define TSC__INLINE
 #endif
 #define TSC__FN static TSC__INLINE
+
+/* Casts that C++'s -Wold-style-cast accepts, in the header and in the
+ * user's files where its macros expand: TSC__CAST converts a value (or
+ * adds qualifiers to a pointer), TSC__RCAST reinterprets a pointer,
+ * TSC__CCAST takes const off one. */
+#ifdef __cplusplus
+#define TSC__CAST(T, x) (static_cast<T>(x))
+#define TSC__RCAST(T, x) (reinterpret_cast<T>(x))
+#define TSC__CCAST(T, x) (const_cast<T>(x))
+#else
+#define TSC__CAST(T, x) ((T)(x))
+#define TSC__RCAST(T, x) ((T)(x))
+#define TSC__CCAST(T, x) ((T)(x))
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -270,10 +284,11 @@ struct tsc_trust {
 
 /* The verdict from CPUID (TSC, invariant TSC, hypervisor), the kernel's
  * clocksource (Linux /sys) and the permission to read. The first call reads
- * two /sys files (tens of microseconds, not async-signal-safe); later calls
- * are one load. Thread-safe; every caller gets the same verdict.
- * tsc_trust() calls it: a function of the struct's name would hide the
- * struct in C++ (as tsc_features() and tsc_bench_result() do). */
+ * two /sys files with system calls (tens of microseconds; no lock and no
+ * allocation, so async-signal-safe too); later calls are one load.
+ * Thread-safe; every caller gets the same verdict. tsc_trust() calls it: a
+ * function of the struct's name would hide the struct in C++ (as
+ * tsc_features() and tsc_bench_result() do). */
 TSC__FN struct tsc_trust tsc_get_trust(void);
 #define tsc_trust() tsc_get_trust()
 /* Moves the calling thread across every CPU it may run on (Linux), compares
@@ -358,8 +373,8 @@ TSC__FN uint64_t tsc_now_realtime_ns_unordered(void);
  * tsc_clock_ticks_to_ns() turns such a stamp, from any thread and any time
  * later, into what tsc_now_ns() returned at that moment: exactly while the
  * stamp is newer than the last-but-one resync, then by interpolating the
- * clock's records (one per resync, the last 63 kept, and every 64th of
- * the older ones, 63 kept) within the line's correction at each resync,
+ * clock's records (one per resync, the last 62 kept, and every 64th of
+ * the older ones, 62 or 63 kept) within the line's correction at each resync,
  * which is the clock's jitter in steady state (bench/results.md measures
  * it). Stamps older than every record are extrapolated at the current
  * rate. A result is never later than the clock at the conversion, so a
@@ -447,7 +462,7 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out);
 #if defined(__GNUC__) || defined(__clang__)
 #define TSC_KEEP(x) __asm__ __volatile__("" : "+g"(x))
 #else
-#define TSC_KEEP(x) tsc__keep_ptr((void *)&(x))
+#define TSC_KEEP(x) tsc__keep_ptr(&(x))
 #endif
 
 /* TSC_START(t) declares `const uint64_t t` = tsc_ticks_before(); under
@@ -562,8 +577,11 @@ struct tsc_bench_result {
 TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name);
 /* The run's time budget, seconds, (0, 3600]. 0, or -EINVAL (unchanged). */
 TSC__FN int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
-/* Fills *out. 0, or -EINVAL for NULL arguments or before any run.
- * tsc_bench_result(b, out) calls it: a function of the struct's name would
+/* Fills *out. 0; -EAGAIN for a run that ended without a figure (the body
+ * left its first batch, the budget ran out while sizing the batches, or
+ * every batch changed CPU): *out then holds zeros but ops, seconds,
+ * unstable = 1 and the reason; -EINVAL for NULL arguments or before any
+ * run. tsc_bench_result(b, out) calls it: a function of the struct's name would
  * hide the struct in C++. */
 TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
 #define tsc_bench_result(b, out) tsc_bench_get_result((b), (out))
@@ -658,8 +676,10 @@ struct tsc_trace {
     int depth;                  /* blocks open now                           */
 };
 
-/* Bytes of memory that hold n events whatever their alignment. */
-#define TSC_TRACE_BYTES(n) ((size_t)(n) * sizeof(struct tsc_trace_event) + 8u)
+/* Bytes of memory that hold n events whatever their alignment (n: a
+ * count, made a size_t by the product; no cast that C++ flags could name
+ * useless or old-style in the user's file). */
+#define TSC_TRACE_BYTES(n) ((n) * sizeof(struct tsc_trace_event) + 8u)
 
 /* Makes t an empty trace over mem (bytes long; any alignment: the events
  * start at the next multiple of 8) for the thread named thread_name (NULL:
@@ -842,29 +862,29 @@ TSC__FN int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 /* 32-bit: no cheap 64-bit atomics. Plain volatile accesses (a torn read is
  * caught by the re-check) between fences: the writer's release fence after
  * it saw the counter, the reader's acquire fence before it re-checks. */
-#define TSC__LD64(p) (*(const volatile uint64_t *)(p))
+#define TSC__LD64(p) (*TSC__CAST(const volatile uint64_t *, p))
 #define TSC__ST64(p, v) tsc__st64v((p), (v))
-TSC__FN void tsc__st64v(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
+TSC__FN void tsc__st64v(uint64_t *p, uint64_t v) { *TSC__CAST(volatile uint64_t *, p) = v; }
 #define TSC__WRITE_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define TSC__READ_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 #elif defined(_M_IX86) || defined(_M_X64)
 TSC__FN uint32_t tsc__ld32(const uint32_t *p)
 {
-    uint32_t v = *(const volatile uint32_t *)p;
+    uint32_t v = *TSC__CAST(const volatile uint32_t *, p);
     _ReadWriteBarrier();
     return v;
 }
 TSC__FN void tsc__st32(uint32_t *p, uint32_t v)
 {
     _ReadWriteBarrier();
-    *(volatile uint32_t *)p = v;
+    *TSC__CAST(volatile uint32_t *, p) = v;
 }
-TSC__FN uint64_t tsc__ld64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
-TSC__FN void tsc__st64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
+TSC__FN uint64_t tsc__ld64(const uint64_t *p) { return *TSC__CAST(const volatile uint64_t *, p); }
+TSC__FN void tsc__st64(uint64_t *p, uint64_t v) { *TSC__CAST(volatile uint64_t *, p) = v; }
 #define TSC__LD32(p) tsc__ld32(p)
 #define TSC__ST32(p, v) tsc__st32((p), (v))
-#define TSC__RLX32(p) (*(const volatile uint32_t *)(p))
+#define TSC__RLX32(p) (*TSC__CAST(const volatile uint32_t *, p))
 #define TSC__LD64(p) tsc__ld64(p)
 #define TSC__ST64(p, v) tsc__st64((p), (v))
 #define TSC__WRITE_FENCE() _ReadWriteBarrier()
@@ -872,16 +892,16 @@ TSC__FN void tsc__st64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
 #else
 TSC__FN void tsc__st32(uint32_t *p, uint32_t v)
 {
-    (void)_InterlockedExchange((volatile long *)p, (long)v);
+    (void)_InterlockedExchange(TSC__RCAST(volatile long *, p), TSC__CAST(long, v));
 }
 TSC__FN void tsc__st64(uint64_t *p, uint64_t v)
 {
-    (void)_InterlockedExchange64((volatile long long *)p, (long long)v);
+    (void)_InterlockedExchange64(TSC__RCAST(volatile long long *, p), TSC__CAST(long long, v));
 }
-#define TSC__LD32(p) ((uint32_t)_InterlockedOr((volatile long *)(p), 0))
+#define TSC__LD32(p) (TSC__CAST(uint32_t, _InterlockedOr(TSC__RCAST(volatile long *, TSC__CCAST(uint32_t *, p)), 0)))
 #define TSC__ST32(p, v) tsc__st32((p), (v))
-#define TSC__RLX32(p) (*(const volatile uint32_t *)(p))
-#define TSC__LD64(p) ((uint64_t)_InterlockedOr64((volatile long long *)(p), 0))
+#define TSC__RLX32(p) (*TSC__CAST(const volatile uint32_t *, p))
+#define TSC__LD64(p) (TSC__CAST(uint64_t, _InterlockedOr64(TSC__RCAST(volatile long long *, TSC__CCAST(uint64_t *, p)), 0)))
 #define TSC__ST64(p, v) tsc__st64((p), (v))
 #define TSC__WRITE_FENCE() ((void)0) /* the interlocked stores are barriers */
 #define TSC__READ_FENCE() ((void)0)
@@ -889,8 +909,9 @@ TSC__FN void tsc__st64(uint64_t *p, uint64_t v)
 #if !defined(TSC__GNU)
 TSC__FN int tsc__cas32(uint32_t *p, uint32_t expect, uint32_t want)
 {
-    return (uint32_t)_InterlockedCompareExchange((volatile long *)p, (long)want,
-                                                 (long)expect) == expect;
+    return TSC__CAST(uint32_t, _InterlockedCompareExchange(TSC__RCAST(volatile long *, p),
+                                                           TSC__CAST(long, want),
+                                                           TSC__CAST(long, expect))) == expect;
 }
 #endif
 
@@ -905,10 +926,11 @@ TSC__FN void tsc__pause(void)
 
 #if !defined(TSC__GNU)
 /* TSC_KEEP without inline asm: the call goes through a volatile pointer, so
- * the compiler must assume *p is read and written. */
-TSC__FN void tsc__keep_impl(void *p) { (void)p; }
-static void (*volatile tsc__keep_fn)(void *) = tsc__keep_impl;
-TSC__FN void tsc__keep_ptr(void *p) { tsc__keep_fn(p); }
+ * the compiler must assume *p is read and written (const on the pointer
+ * promises nothing: it only spares TSC_KEEP a cast). */
+TSC__FN void tsc__keep_impl(const volatile void *p) { (void)p; }
+static void (*volatile tsc__keep_fn)(const volatile void *) = tsc__keep_impl;
+TSC__FN void tsc__keep_ptr(const volatile void *p) { tsc__keep_fn(p); }
 #endif
 
 /* The state's symbol name: the version and the configuration are in it, so
@@ -967,12 +989,25 @@ TSC__FN int tsc__finite(double d)
 }
 #define TSC__2P64 18446744073709551616.0 /* 2^64, exact */
 TSC__FN double tsc__fabs(double x) { return x < 0 ? -x : x; }
-/* ceil(x) for 0 <= x < 2^63. */
+/* ceil(x) for every x: from 2^52 up a double has no fraction (infinities
+ * and NaN come back as they are), so only smaller ones pass an integer. */
 TSC__FN double tsc__ceil(double x)
 {
-    uint64_t t = (uint64_t)x;
-    double d = (double)t;
+    int64_t t;
+    double d;
+    if (!(tsc__fabs(x) < 4503599627370496.0)) /* 2^52 */
+        return x;
+    t = TSC__CAST(int64_t, x);
+    d = TSC__CAST(double, t);
     return d < x ? d + 1.0 : d;
+}
+/* x truncated to a uint64_t, saturating: NaN and x <= 0 give 0, x >= 2^64
+ * UINT64_MAX (a double out of range converts with undefined behaviour). */
+TSC__FN uint64_t tsc__sat_u64(double x)
+{
+    if (!(x > 0))
+        return 0;
+    return x < TSC__2P64 ? TSC__CAST(uint64_t, x) : UINT64_MAX;
 }
 /* sqrt(x), x >= 0 finite: a first guess from halving the exponent, then
  * Newton's iteration, which doubles the correct bits each step. */
@@ -1000,10 +1035,10 @@ TSC__FN double tsc__sqrt(double x)
     (defined(__x86_64__) && defined(__ILP32__)) || \
     (defined(__loongarch_grlen) && __loongarch_grlen == 32)
 struct tsc__timespec { int64_t tv_sec; int64_t tv_nsec; };
-#define TSC__TS_NS(ts) ((uint64_t)(ts).tv_sec * UINT64_C(1000000000) + (uint32_t)(ts).tv_nsec)
+#define TSC__TS_NS(ts) (TSC__CAST(uint64_t, (ts).tv_sec) * UINT64_C(1000000000) + TSC__CAST(uint32_t, (ts).tv_nsec))
 #else
 struct tsc__timespec { long tv_sec; long tv_nsec; };
-#define TSC__TS_NS(ts) ((uint64_t)(ts).tv_sec * UINT64_C(1000000000) + (uint64_t)(ts).tv_nsec)
+#define TSC__TS_NS(ts) (TSC__CAST(uint64_t, (ts).tv_sec) * UINT64_C(1000000000) + TSC__CAST(uint64_t, (ts).tv_nsec))
 #endif
 extern int tsc__clock_gettime(int, struct tsc__timespec *) __asm__("clock_gettime");
 extern long tsc__syscall(long, ...) __asm__("syscall");
@@ -1074,7 +1109,7 @@ __declspec(dllimport) unsigned long __stdcall GetCurrentProcessId(void);
 #define tsc__timespec timespec
 #define tsc__clock_gettime clock_gettime
 #define tsc__getpid getpid
-#define TSC__TS_NS(ts) ((uint64_t)(ts).tv_sec * UINT64_C(1000000000) + (uint64_t)(ts).tv_nsec)
+#define TSC__TS_NS(ts) (TSC__CAST(uint64_t, (ts).tv_sec) * UINT64_C(1000000000) + TSC__CAST(uint64_t, (ts).tv_nsec))
 #endif
 #if (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
 extern uint64_t tsc__ppc_tb_freq(void) __asm__("__ppc_get_timebase_freq");
@@ -1085,9 +1120,9 @@ extern uint64_t tsc__ppc_tb_freq(void) __asm__("__ppc_get_timebase_freq");
 TSC__FN uint32_t tsc__pid(void)
 {
 #if defined(TSC__WINDOWS)
-    uint32_t p = (uint32_t)GetCurrentProcessId() & TSC__PID_MASK;
+    uint32_t p = TSC__CAST(uint32_t, GetCurrentProcessId()) & TSC__PID_MASK;
 #else
-    uint32_t p = (uint32_t)tsc__getpid() & TSC__PID_MASK;
+    uint32_t p = TSC__CAST(uint32_t, tsc__getpid()) & TSC__PID_MASK;
 #endif
     return p ? p : 1u;
 }
@@ -1096,14 +1131,14 @@ TSC__FN uint32_t tsc__pid(void)
 TSC__FN uint64_t tsc__qpc(void)
 {
     int64_t v = 0;
-    QueryPerformanceCounter((union _LARGE_INTEGER *)(void *)&v);
-    return (uint64_t)v;
+    QueryPerformanceCounter(TSC__CAST(union _LARGE_INTEGER *, TSC__CAST(void *, &v)));
+    return TSC__CAST(uint64_t, v);
 }
 TSC__FN uint64_t tsc__qpf(void)
 {
     int64_t v = 0;
-    QueryPerformanceFrequency((union _LARGE_INTEGER *)(void *)&v);
-    return (uint64_t)v;
+    QueryPerformanceFrequency(TSC__CAST(union _LARGE_INTEGER *, TSC__CAST(void *, &v)));
+    return TSC__CAST(uint64_t, v);
 }
 /* QPC units to nanoseconds, without overflowing the product. */
 TSC__FN uint64_t tsc__qpc_ns(uint64_t c)
@@ -1327,8 +1362,8 @@ TSC__FN uint32_t tsc__gnu_hash_count(const uint32_t *h)
 /* The vDSO's clock_gettime, or 0 where it has none. */
 TSC__SLOW uintptr_t tsc__vdso_find(void)
 {
-    uintptr_t base = (uintptr_t)tsc__getauxval(33), bias = 0; /* AT_SYSINFO_EHDR */
-    const struct tsc__ehdr *e = (const struct tsc__ehdr *)base;
+    uintptr_t base = tsc__getauxval(33), bias = 0; /* AT_SYSINFO_EHDR */
+    const struct tsc__ehdr *e = TSC__RCAST(const struct tsc__ehdr *, base);
     const struct tsc__phdr *ph;
     const struct tsc__dyn *d = TSC__NULL;
     const struct tsc__sym *sym = TSC__NULL;
@@ -1339,22 +1374,22 @@ TSC__SLOW uintptr_t tsc__vdso_find(void)
     if (!base || e->id[0] != 0x7f || e->id[1] != 'E' || e->id[2] != 'L' || e->id[3] != 'F' ||
         e->id[4] != (sizeof(uintptr_t) == 8 ? 2 : 1))
         return 0;
-    ph = (const struct tsc__phdr *)(base + e->phoff);
+    ph = TSC__RCAST(const struct tsc__phdr *, base + e->phoff);
     for (i = 0; i < e->phnum; i++) {
         if (ph[i].type == 1 && !have_load) { /* PT_LOAD: where vaddr 0 lies */
             bias = base + ph[i].offset - ph[i].vaddr;
             have_load = 1;
         } else if (ph[i].type == 2) { /* PT_DYNAMIC */
-            d = (const struct tsc__dyn *)(base + ph[i].offset);
+            d = TSC__RCAST(const struct tsc__dyn *, base + ph[i].offset);
         }
     }
     if (!have_load || !d)
         return 0;
     for (; d->tag != 0; d++) {
-        if (d->tag == 4) hash = (const uint32_t *)(bias + d->val);
-        else if (d->tag == 5) str = (const char *)(bias + d->val);
-        else if (d->tag == 6) sym = (const struct tsc__sym *)(bias + d->val);
-        else if (d->tag == 0x6ffffef5) gnu = (const uint32_t *)(bias + d->val);
+        if (d->tag == 4) hash = TSC__RCAST(const uint32_t *, bias + d->val);
+        else if (d->tag == 5) str = TSC__RCAST(const char *, bias + d->val);
+        else if (d->tag == 6) sym = TSC__RCAST(const struct tsc__sym *, bias + d->val);
+        else if (d->tag == 0x6ffffef5) gnu = TSC__RCAST(const uint32_t *, bias + d->val);
     }
     if (!str || !sym || (!hash && !gnu))
         return 0;
@@ -1366,7 +1401,7 @@ TSC__SLOW uintptr_t tsc__vdso_find(void)
         for (k = 0; name[k] && name[k] == TSC__VDSO_NAME[k]; k++)
             ;
         if (name[k] == 0 && k == sizeof TSC__VDSO_NAME - 1)
-            return bias + (uintptr_t)sym[i].value;
+            return bias + TSC__CAST(uintptr_t, sym[i].value);
     }
     return 0;
 }
@@ -1380,7 +1415,7 @@ TSC__FN tsc__vdso_fn tsc__vdso(void)
         f = f ? f : 1;
         __atomic_store_n(&tsc__g.vdso, f, __ATOMIC_RELEASE);
     }
-    return f == 1 ? TSC__NULL : (tsc__vdso_fn)f;
+    return f == 1 ? TSC__NULL : TSC__RCAST(tsc__vdso_fn, f);
 }
 #endif
 
@@ -1393,20 +1428,20 @@ TSC__FN uint64_t tsc__os_ns_safe(int realtime)
     if (realtime) {
         uint32_t ft[2] = {0, 0}; /* FILETIME: 100 ns units since 1601 */
         uint64_t t;
-        GetSystemTimePreciseAsFileTime((struct _FILETIME *)(void *)ft);
-        t = ((uint64_t)ft[1] << 32) | ft[0];
+        GetSystemTimePreciseAsFileTime(TSC__CAST(struct _FILETIME *, TSC__CAST(void *, ft)));
+        t = (TSC__CAST(uint64_t, ft[1]) << 32) | ft[0];
         return (t - UINT64_C(116444736000000000)) * 100u;
     }
     return tsc__qpc_ns(tsc__qpc());
 #elif defined(TSC__NR_CLOCK_GETTIME)
 #if defined(TSC__SYS_TS64)
     int64_t k[2] = {0, 0};
-    tsc__syscall(TSC__NR_CLOCK_GETTIME, (long)(realtime ? 0 : 1), k);
-    return (uint64_t)k[0] * UINT64_C(1000000000) + (uint64_t)k[1];
+    tsc__syscall(TSC__NR_CLOCK_GETTIME, TSC__CAST(long, realtime ? 0 : 1), k);
+    return TSC__CAST(uint64_t, k[0]) * UINT64_C(1000000000) + TSC__CAST(uint64_t, k[1]);
 #else
     long k[2] = {0, 0}; /* stays 0 if the call failed */
-    tsc__syscall(TSC__NR_CLOCK_GETTIME, (long)(realtime ? 0 : 1), k);
-    return (uint64_t)k[0] * UINT64_C(1000000000) + (uint64_t)k[1];
+    tsc__syscall(TSC__NR_CLOCK_GETTIME, TSC__CAST(long, realtime ? 0 : 1), k);
+    return TSC__CAST(uint64_t, k[0]) * UINT64_C(1000000000) + TSC__CAST(uint64_t, k[1]);
 #endif
 #else
     struct tsc__timespec ts;
@@ -1459,7 +1494,7 @@ TSC__FN double tsc__ref_hz(void)
 {
 #if defined(TSC__WINDOWS)
     uint64_t f = tsc__qpf();
-    return (double)f;
+    return TSC__CAST(double, f);
 #else
     return 1e9;
 #endif
@@ -1558,7 +1593,7 @@ TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int stri
         s = TSC__LD32(seq);
         if (TSC__UNLIKELY(s == 0))
             return 0;
-        p = copies + TSC__SEQ_LIVE(s) * (uint32_t)stride + first;
+        p = copies + TSC__SEQ_LIVE(s) * TSC__CAST(uint32_t, stride) + first;
         for (i = 0; i < n; i++)
             out[i] = TSC__LD64(p + i);
         TSC__READ_FENCE(); /* the words are read before the re-check */
@@ -1600,7 +1635,7 @@ TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint3
                 continue;
             }
             TSC__ST64(&o->since[i], tsc__os_ns_safe(0) | 1u);
-            return (int)i;
+            return TSC__CAST(int, i);
         }
     return -1;
 }
@@ -1630,7 +1665,7 @@ TSC__FN uint64_t tsc__checksum(const uint64_t *v, int words)
 /* Fills copy i with v (words words; test builds add their checksum). */
 TSC__FN void tsc__latch_fill(uint64_t *copies, int stride, int i, const uint64_t *v, int words)
 {
-    uint64_t *dst = copies + (uint32_t)i * (uint32_t)stride;
+    uint64_t *dst = copies + TSC__CAST(uint32_t, i) * TSC__CAST(uint32_t, stride);
     int k;
     for (k = 0; k < words; k++)
         TSC__ST64(dst + k, v[k]);
@@ -1654,7 +1689,7 @@ TSC__FN int tsc__latch_put(uint32_t *seq, struct tsc__owners *o, uint64_t *copie
     tsc__latch_fill(copies, stride, i, v, words);
     TSC_TIMER_TEST_PUBLISH_HOOK(what);
     (void)what;
-    ok = tsc__cas32(seq, s0, tsc__seq_next(s0, (uint32_t)i));
+    ok = tsc__cas32(seq, s0, tsc__seq_next(s0, TSC__CAST(uint32_t, i)));
     tsc__latch_unreserve(o, i, mine);
     return ok ? 0 : -EAGAIN;
 }
@@ -1677,9 +1712,9 @@ TSC__FN void tsc__cpuid(uint32_t leaf, uint32_t r[4])
     r[0] = a; r[1] = b; r[2] = c; r[3] = d;
 #else
     int v[4];
-    __cpuidex(v, (int)leaf, 0);
-    r[0] = (uint32_t)v[0]; r[1] = (uint32_t)v[1];
-    r[2] = (uint32_t)v[2]; r[3] = (uint32_t)v[3];
+    __cpuidex(v, TSC__CAST(int, leaf), 0);
+    r[0] = TSC__CAST(uint32_t, v[0]); r[1] = TSC__CAST(uint32_t, v[1]);
+    r[2] = TSC__CAST(uint32_t, v[2]); r[3] = TSC__CAST(uint32_t, v[3]);
 #endif
     TSC_TIMER_TEST_CPUID_HOOK(leaf, r);
 }
@@ -1744,20 +1779,20 @@ TSC__FN uint64_t tsc__rdtsc_fenced(void)
 {
     uint32_t lo, hi;
     __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 TSC__FN uint64_t tsc__rdtscp_fenced(uint32_t *aux)
 {
     uint32_t lo, hi, c;
     __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
     *aux = c;
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 TSC__FN uint64_t tsc__rdtsc_mfenced(void)
 {
     uint32_t lo, hi;
     __asm__ __volatile__("mfence\n\trdtsc\n\tmfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 /* The clock's reads: ordered after every earlier load (LFENCE waits for
  * them to complete; RDTSCP waits for them to be globally visible), as
@@ -1767,27 +1802,27 @@ TSC__FN uint64_t tsc__rdtsc_ordered(void)
 {
     uint32_t lo, hi;
     __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 TSC__FN uint64_t tsc__rdtscp_ordered(void)
 {
     uint32_t lo, hi, c;
     __asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
     (void)c;
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 TSC__FN uint64_t tsc__rdtsc_bare(void)
 {
     uint32_t lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 TSC__FN uint64_t tsc__rdtsc_cpuid(void)
 {
     uint32_t r[4], lo, hi;
     tsc__cpuid(0, r);
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : "r"(r[0]) : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 }
 #elif defined(TSC__X86_MSVC)
 TSC__FN uint64_t tsc__rdtsc_fenced(void)
@@ -1859,7 +1894,7 @@ TSC__FN uint64_t tsc__native_read(void)
         __asm__ __volatile__("mftb %0" : "=r"(lo) : : "memory");
         __asm__ __volatile__("mftbu %0" : "=r"(hi2) : : "memory");
     } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 #elif defined(TSC__RISCV) && defined(__riscv_xlen) && __riscv_xlen == 64
     uint64_t v;
     __asm__ __volatile__("fence\n\trdtime %0" : "=r"(v) : : "memory");
@@ -1872,7 +1907,7 @@ TSC__FN uint64_t tsc__native_read(void)
         __asm__ __volatile__("rdtime %0" : "=r"(lo) : : "memory");
         __asm__ __volatile__("rdtimeh %0" : "=r"(hi2) : : "memory");
     } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
+    return (TSC__CAST(uint64_t, hi) << 32) | lo;
 #elif defined(TSC__S390X)
     uint64_t v;
     /* BCR 15,0 serializes: STCKF alone may run ahead of earlier loads. */
@@ -1996,7 +2031,7 @@ TSC__FN uint32_t tsc__aux_cpu(uint32_t aux)
     return aux & 0xFFFu;
 #elif defined(TSC__WINDOWS)
     (void)aux;
-    return (uint32_t)GetCurrentProcessorNumber();
+    return TSC__CAST(uint32_t, GetCurrentProcessorNumber());
 #else
     (void)aux;
     return UINT32_MAX;
@@ -2025,9 +2060,9 @@ TSC__SLOW uint64_t tsc__after_slow(uint32_t *cpu)
     if (cpu) {
 #if defined(TSC__LINUX) && defined(TSC__GNU)
         int c = tsc__sched_getcpu();
-        aux = c >= 0 ? (uint32_t)c : UINT32_MAX;
+        aux = c >= 0 ? TSC__CAST(uint32_t, c) : UINT32_MAX;
 #elif defined(TSC__WINDOWS)
-        aux = (uint32_t)GetCurrentProcessorNumber();
+        aux = TSC__CAST(uint32_t, GetCurrentProcessorNumber());
 #endif
         *cpu = aux;
     }
@@ -2064,13 +2099,13 @@ TSC__FN uint64_t tsc_ticks_after(void)
         return tsc__rdtscp_fenced(&aux);
     if (TSC__LIKELY(m == TSC__MODE_RDTSC))
         return tsc__rdtsc_fenced();
-    return tsc__after_slow((uint32_t *)TSC__NULL);
+    return tsc__after_slow(TSC__CAST(uint32_t *, TSC__NULL));
 #elif defined(TSC__OSCLOCK)
     return tsc__ref_read();
 #else
     if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
         return tsc__native_read();
-    return tsc__after_slow((uint32_t *)TSC__NULL);
+    return tsc__after_slow(TSC__CAST(uint32_t *, TSC__NULL));
 #endif
 }
 
@@ -2167,7 +2202,7 @@ TSC__FN double tsc__architectural_hz(uint32_t *src)
 #if defined(TSC__WINDOWS)
         uint64_t f = tsc__qpf();
         *src = TSC__SRC_QPF;
-        return (double)f;
+        return TSC__CAST(double, f);
 #else
         *src = TSC__SRC_OS_NS;
         return 1e9;
@@ -2178,14 +2213,14 @@ TSC__FN double tsc__architectural_hz(uint32_t *src)
         uint64_t f;
         __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
         *src = TSC__SRC_CNTFRQ;
-        return (double)f;
+        return TSC__CAST(double, f);
     }
 #elif defined(TSC__ARMV7)
     {
         uint32_t f;
         __asm__ __volatile__("mrc p15, 0, %0, c14, c0, 0" : "=r"(f));
         *src = TSC__SRC_CNTFRQ;
-        return (double)f;
+        return TSC__CAST(double, f);
     }
 #elif defined(TSC__S390X)
     *src = TSC__SRC_TOD;
@@ -2201,26 +2236,27 @@ TSC__FN double tsc__architectural_hz(uint32_t *src)
         *src = TSC__SRC_CPUCFG;
         if (!((cfg2 >> 14) & 1u) || (mul_div >> 16) == 0)
             return 0;
-        return (double)base * (double)(mul_div & 0xFFFFu) / (double)(mul_div >> 16);
+        return TSC__CAST(double, base) * TSC__CAST(double, mul_div & 0xFFFFu) /
+               TSC__CAST(double, mul_div >> 16);
     }
 #elif defined(TSC__MACH)
     {
         mach_timebase_info_data_t tb;
         mach_timebase_info(&tb);
         *src = TSC__SRC_MACH;
-        return 1e9 * (double)tb.denom / (double)tb.numer;
+        return 1e9 * TSC__CAST(double, tb.denom) / TSC__CAST(double, tb.numer);
     }
 #elif defined(TSC__QPC)
     {
         uint64_t f = tsc__qpf();
         *src = TSC__SRC_QPF;
-        return (double)f;
+        return TSC__CAST(double, f);
     }
 #elif (defined(TSC__PPC64) || defined(TSC__PPC32)) && defined(__GLIBC__)
     {
         uint64_t f = tsc__ppc_tb_freq(); /* 0 under qemu-user */
         *src = TSC__SRC_PPC_GLIBC;
-        return (double)f;
+        return TSC__CAST(double, f);
     }
 #elif defined(TSC__OSCLOCK)
     *src = TSC__SRC_OS_NS;
@@ -2245,21 +2281,22 @@ TSC__FN struct tsc_features tsc_get_features(void)
         tsc__cpuid_leaf(0, r);
         max_basic = r[0];
         tsc__cpuid_leaf(1, r);
-        f.has_tsc = (int)((r[3] >> 4) & 1u);
-        f.hypervisor = (int)((r[2] >> 31) & 1u);
+        f.has_tsc = TSC__CAST(int, (r[3] >> 4) & 1u);
+        f.hypervisor = TSC__CAST(int, (r[2] >> 31) & 1u);
         tsc__cpuid_leaf(0x80000001u, r);
-        f.has_rdtscp = (int)((r[3] >> 27) & 1u);
+        f.has_rdtscp = TSC__CAST(int, (r[3] >> 27) & 1u);
         tsc__cpuid_leaf(0x80000007u, r);
-        f.has_invariant_tsc = (int)((r[3] >> 8) & 1u);
+        f.has_invariant_tsc = TSC__CAST(int, (r[3] >> 8) & 1u);
         if (max_basic >= 0x15) {
             /* TSC = crystal * EBX / EAX; ECX (crystal Hz) may be 0. */
             tsc__cpuid(0x15, r);
             if (r[0] && r[1] && r[2])
-                f.cpuid_15_hz = (double)r[2] * (double)r[1] / (double)r[0];
+                f.cpuid_15_hz =
+                    TSC__CAST(double, r[2]) * TSC__CAST(double, r[1]) / TSC__CAST(double, r[0]);
         }
         if (max_basic >= 0x16) {
             tsc__cpuid(0x16, r);
-            f.cpuid_16_hz = (double)(r[0] & 0xFFFFu) * 1e6;
+            f.cpuid_16_hz = TSC__CAST(double, r[0] & 0xFFFFu) * 1e6;
         }
         if (f.hypervisor) {
             /* Only trust 0x40000010 where the hypervisor lists it and signs
@@ -2271,7 +2308,7 @@ TSC__FN struct tsc_features tsc_get_features(void)
                  (h[1] == 0x4b4d564bu && h[2] == 0x564b4d56u && h[3] == 0x0000004du) || /* KVMKVMKVM */
                  (h[1] == 0x72637641u && h[2] == 0x416e314eu && h[3] == 0x00000000u))) { /* ACRN */
                 tsc__cpuid(0x40000010u, r);
-                f.hypervisor_hz = (double)r[0] * 1e3;
+                f.hypervisor_hz = TSC__CAST(double, r[0]) * 1e3;
             }
         }
     }
@@ -2335,7 +2372,7 @@ TSC__FN struct tsc_trust tsc__trust_entry(uint32_t i)
         {TSC_TRUST_OK, "LoongArch stable counter: constant rate"},
         {TSC_TRUST_OK, "mach_absolute_time: the OS's counter"},
         {TSC_TRUST_OK, "QueryPerformanceCounter: the OS's counter"}};
-    return t[i < (uint32_t)TSC__TR_COUNT ? i : 0];
+    return t[i < TSC__CAST(uint32_t, TSC__TR_COUNT) ? i : 0];
 }
 
 #if defined(TSC__X86)
@@ -2358,7 +2395,7 @@ TSC__FN int tsc__trust_has_word(const char *list, const char *word)
 TSC__FN void tsc__trust_line(const char *path, char *buf, int size)
 {
     long fd = tsc__syscall(TSC__NR_OPENAT, -100L /* AT_FDCWD */, path, 0L /* O_RDONLY */);
-    long n = fd < 0 ? -1 : tsc__syscall(TSC__NR_READ, fd, buf, (long)size - 1);
+    long n = fd < 0 ? -1 : tsc__syscall(TSC__NR_READ, fd, buf, TSC__CAST(long, size) - 1);
     char *nl;
     if (fd >= 0)
         (void)tsc__syscall(TSC__NR_CLOSE, fd);
@@ -2366,7 +2403,7 @@ TSC__FN void tsc__trust_line(const char *path, char *buf, int size)
     nl = strchr(buf, '\n');
     if (nl)
         *nl = '\0';
-    for (n = (long)strlen(buf); n > 0 && buf[n - 1] == ' ';)
+    for (n = TSC__CAST(long, strlen(buf)); n > 0 && buf[n - 1] == ' ';)
         buf[--n] = '\0';
 }
 #endif
@@ -2383,15 +2420,15 @@ TSC__FN uint32_t tsc__trust_x86(void)
     uint32_t r[4];
     int inv, hv, view, used, offered;
     tsc__cpuid_leaf(1, r);
-    hv = (int)((r[2] >> 31) & 1u);
+    hv = TSC__CAST(int, (r[2] >> 31) & 1u);
     tsc__cpuid_leaf(0x80000007u, r);
-    inv = (int)((r[3] >> 8) & 1u);
+    inv = TSC__CAST(int, (r[3] >> 8) & 1u);
     cur[0] = avail[0] = '\0';
 #if defined(TSC__NR_OPENAT)
     tsc__trust_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cur,
-                    (int)sizeof cur);
+                    TSC__CAST(int, sizeof cur));
     tsc__trust_line("/sys/devices/system/clocksource/clocksource0/available_clocksource", avail,
-                    (int)sizeof avail);
+                    TSC__CAST(int, sizeof avail));
 #endif
     TSC_TIMER_TEST_TRUST_HOOK(cur, avail);
     cur[sizeof cur - 1] = avail[sizeof avail - 1] = '\0';
@@ -2493,7 +2530,7 @@ TSC__FN struct tsc_trust tsc_get_trust(void)
 #if defined(TSC__NR_SETAFFINITY)
 #define TSC__SKEW_WORDS 64 /* CPU mask: 4096 CPUs (2048 on 32-bit) */
 #define TSC__SKEW_READS 32 /* brackets per CPU, the narrowest kept  */
-#define TSC__SKEW_BITS (int)(8 * sizeof(unsigned long))
+#define TSC__SKEW_BITS TSC__CAST(int, 8 * sizeof(unsigned long))
 
 /* On the CPU the thread is pinned to: the narrowest counter|clock|counter
  * bracket, its counter midpoint, clock reading and width. 0 if every
@@ -2536,23 +2573,24 @@ TSC__SLOW int tsc__skew_measure(uint64_t *bound_ticks)
     if (tsc_current_calibration(&cal) != 0)
         cal.uncertainty_ppm = 0;
     memset(orig, 0, sizeof orig);
-    got = tsc__syscall(TSC__NR_GETAFFINITY, 0L, (long)sizeof orig, orig);
+    got = tsc__syscall(TSC__NR_GETAFFINITY, 0L, TSC__CAST(long, sizeof orig), orig);
     if (got < 0)
         return errno ? -errno : -EINVAL;
-    for (c = 0; c < (int)got * 8 && c < TSC__SKEW_WORDS * TSC__SKEW_BITS; c++) {
+    for (c = 0; c < TSC__CAST(int, got) * 8 && c < TSC__SKEW_WORDS * TSC__SKEW_BITS; c++) {
         if (!((orig[c / TSC__SKEW_BITS] >> (c % TSC__SKEW_BITS)) & 1ul))
             continue;
         memset(one, 0, sizeof one);
         one[c / TSC__SKEW_BITS] = 1ul << (c % TSC__SKEW_BITS);
-        if (tsc__syscall(TSC__NR_SETAFFINITY, 0L, (long)sizeof one, one) != 0)
+        if (tsc__syscall(TSC__NR_SETAFFINITY, 0L, TSC__CAST(long, sizeof one), one) != 0)
             continue; /* gone offline, or a cpuset changed: not ours now */
-        if (!tsc__skew_point((uint32_t)c, &mid, &ns, &width))
+        if (!tsc__skew_point(TSC__CAST(uint32_t, c), &mid, &ns, &width))
             continue;
         if (n == 0) {
             mid0 = mid;
             ns0 = ns;
         }
-        off = (double)(int64_t)(mid - mid0) - (double)(int64_t)(ns - ns0) * hz / 1e9;
+        off = TSC__CAST(double, TSC__CAST(int64_t, mid - mid0)) -
+              TSC__CAST(double, TSC__CAST(int64_t, ns - ns0)) * hz / 1e9;
         if (n == 0 || off < lo)
             lo = off;
         if (n == 0 || off > hi)
@@ -2561,16 +2599,17 @@ TSC__SLOW int tsc__skew_measure(uint64_t *bound_ticks)
             widest = width;
         n++;
     }
-    span = (double)(int64_t)(ns - ns0) * hz / 1e9;
-    if (tsc__syscall(TSC__NR_SETAFFINITY, 0L, (long)sizeof orig, orig) != 0) {
+    span = TSC__CAST(double, TSC__CAST(int64_t, ns - ns0)) * hz / 1e9;
+    if (tsc__syscall(TSC__NR_SETAFFINITY, 0L, TSC__CAST(long, sizeof orig), orig) != 0) {
         e = errno;
         err = e ? -e : -EINVAL;
     }
     if (n == 0)
         return err ? err : -EAGAIN;
-    bound = hi - lo + (double)widest + (span < 0 ? -span : span) * cal.uncertainty_ppm * 1e-6;
+    bound = hi - lo + TSC__CAST(double, widest) +
+            (span < 0 ? -span : span) * cal.uncertainty_ppm * 1e-6;
     bound = tsc__ceil(bound);
-    *bound_ticks = (uint64_t)bound;
+    *bound_ticks = TSC__CAST(uint64_t, bound);
     return err;
 }
 #endif
@@ -2596,17 +2635,17 @@ __extension__ typedef unsigned __int128 tsc__u128;
 TSC__FN void tsc__mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 {
 #if defined(__SIZEOF_INT128__)
-    tsc__u128 p = (tsc__u128)a * b;
-    *hi = (uint64_t)(p >> 64);
-    *lo = (uint64_t)p;
+    tsc__u128 p = TSC__CAST(tsc__u128, a) * b;
+    *hi = TSC__CAST(uint64_t, p >> 64);
+    *lo = TSC__CAST(uint64_t, p);
 #elif defined(_MSC_VER) && defined(_M_X64)
     *lo = _umul128(a, b, hi);
 #else
-    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    uint64_t a0 = TSC__CAST(uint32_t, a), a1 = a >> 32, b0 = TSC__CAST(uint32_t, b), b1 = b >> 32;
     uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    uint64_t mid = (p00 >> 32) + TSC__CAST(uint32_t, p01) + TSC__CAST(uint32_t, p10);
     *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    *lo = (mid << 32) | (uint32_t)p00;
+    *lo = (mid << 32) | TSC__CAST(uint32_t, p00);
 #endif
 }
 
@@ -2660,7 +2699,7 @@ TSC__FN uint64_t tsc__mul_fixed(uint64_t x, uint64_t hi, uint64_t lo)
 TSC__FN void tsc__split_double(double d, uint64_t *m, int *e)
 {
     uint64_t b = tsc__dbits(d);
-    int ex = (int)((b >> 52) & 0x7FFu);
+    int ex = TSC__CAST(int, (b >> 52) & 0x7FFu);
     *m = b & ((UINT64_C(1) << 52) - 1u);
     if (ex) {
         *m |= UINT64_C(1) << 52;
@@ -2673,10 +2712,10 @@ TSC__FN void tsc__split_double(double d, uint64_t *m, int *e)
 /* x >= 0 as 64.64 fixed point. */
 TSC__FN void tsc__fixed_from_double(double x, uint64_t *hi, uint64_t *lo)
 {
-    uint64_t h = x < TSC__2P64 ? (uint64_t)x : UINT64_MAX;
-    double l = (x - (double)h) * TSC__2P64;
+    uint64_t h = x < TSC__2P64 ? TSC__CAST(uint64_t, x) : UINT64_MAX;
+    double l = (x - TSC__CAST(double, h)) * TSC__2P64;
     *hi = h;
-    *lo = l <= 0 ? 0 : l < TSC__2P64 ? (uint64_t)l : UINT64_MAX;
+    *lo = l <= 0 ? 0 : l < TSC__2P64 ? TSC__CAST(uint64_t, l) : UINT64_MAX;
 }
 
 /* The conversion factors for a frequency: f[0]:f[1] nanoseconds per tick
@@ -2908,8 +2947,8 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc, in
         return 0;
     for (i = 0; i < nb; i++)
         if (k->use[i])
-            res[m++] = (float)tsc__fabs(k->sy[i] / k->n[i] - (icpt + slope * (k->sx[i] / k->n[i])));
-    med = (double)tsc__select(res, m, m / 2);
+            res[m++] = TSC__CAST(float, tsc__fabs(k->sy[i] / k->n[i] - (icpt + slope * (k->sx[i] / k->n[i]))));
+    med = TSC__CAST(double, tsc__select(res, m, m / 2));
     for (i = 0; i < nb; i++)
         if (k->use[i]) {
             r = tsc__fabs(k->sy[i] / k->n[i] - (icpt + slope * (k->sx[i] / k->n[i])));
@@ -2922,13 +2961,13 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc, in
     *hz = k->ref_hz / slope;
     if (tsc__fit(k, 0, nb / 2, &s1, &r, &med) >= 3 && tsc__fit(k, nb / 2, nb, &s2, &r, &med) >= 3)
         halves = tsc__fabs(s1 - s2) / slope;
-    span = (double)k->span * nb / k->bins;
+    span = TSC__CAST(double, k->span) * nb / k->bins;
     /* Parts shorter than a 32nd of the window are not independent (the
      * clock's rate wanders over milliseconds): their standard error counts
      * as that of 32 parts. */
     if (used > 32)
         se *= tsc__sqrt(used / 32.0);
-    *unc = (5.0 * se / slope + 1.0 / (span * tsc__sqrt((double)used))) * 1e6;
+    *unc = (5.0 * se / slope + 1.0 / (span * tsc__sqrt(TSC__CAST(double, used)))) * 1e6;
     if (halves * 1e6 > *unc)
         *unc = halves * 1e6;
     *few = used < TSC__MIN_PARTS || halves < 0;
@@ -2943,7 +2982,7 @@ TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc, in
                 sxx += x * x;
                 sax += tsc__fabs(x);
             }
-        r = ((double)k->limit / 2 + 1 / slope) * sax / sxx * 1e6;
+        r = (TSC__CAST(double, k->limit) / 2 + 1 / slope) * sax / sxx * 1e6;
         if (r > *unc)
             *unc = r;
     }
@@ -2979,7 +3018,7 @@ TSC__FN int tsc__cal_start(struct tsc__cal *k)
  * samples would all pile into its last value). */
 TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
 {
-    uint64_t w, mid, ref, dy, part = k->span / (uint64_t)k->bins;
+    uint64_t w, mid, ref, dy, part = k->span / TSC__CAST(uint64_t, k->bins);
     uint64_t last_ref = k->y0, last_mid = k->x0, last_w = k->limit;
     long same = 0;
     int b, next_fit = 32, good = 0, few;
@@ -2995,14 +3034,14 @@ TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
             k->x_stop = last_mid; /* where it first read its last value */
             k->y_stop = last_ref;
             k->w_stop = last_w;
-            return (int)((last_ref - k->y0) / part);
+            return TSC__CAST(int, (last_ref - k->y0) / part);
         }
         dy = ref - k->y0;
         if (dy >= k->span || --k->left < 0)
             break;
         if (w > k->limit)
             continue;
-        b = (int)(dy / part);
+        b = TSC__CAST(int, dy / part);
         if (b >= k->bins)
             break;
         if (k->adaptive && b >= next_fit) {
@@ -3014,8 +3053,8 @@ TSC__FN int tsc__cal_sample(struct tsc__cal *k, double *hz, double *unc)
             next_fit = b + 4;
         }
         k->n[b]++;
-        k->sx[b] += (double)(mid - k->x0);
-        k->sy[b] += (double)(ref - k->y0);
+        k->sx[b] += TSC__CAST(double, mid - k->x0);
+        k->sy[b] += TSC__CAST(double, ref - k->y0);
         if (w < k->narrow)
             k->narrow = w;
     }
@@ -3041,15 +3080,15 @@ TSC__FN void tsc__cal_endpoints(struct tsc__cal *k, int started, struct tsc_cali
         k->limit = w_end;
         do
             tsc__bracket(&t_end, &c_end);
-        while (c_end - k->y0 < (uint64_t)(k->ref_hz / 1000) && ++n < 200000L);
+        while (c_end - k->y0 < TSC__CAST(uint64_t, k->ref_hz / 1000) && ++n < 200000L);
         w_end = tsc__narrowest_bracket(&t_end, &c_end);
     }
     /* A clock that moved less than 100 us (it stalled) measures nothing. */
-    if ((int64_t)(c_end - k->y0) > (int64_t)(k->ref_hz / 1e4) && (int64_t)(t_end - k->x0) > 0) {
-        out->ticks_per_second = k->ref_hz * (double)(t_end - k->x0) / (double)(c_end - k->y0);
+    if (TSC__CAST(int64_t, c_end - k->y0) > TSC__CAST(int64_t, k->ref_hz / 1e4) && TSC__CAST(int64_t, t_end - k->x0) > 0) {
+        out->ticks_per_second = k->ref_hz * TSC__CAST(double, t_end - k->x0) / TSC__CAST(double, c_end - k->y0);
         /* each end's whole bracket, a clock unit at each, and 1 ppm */
-        out->uncertainty_ppm = ((double)(k->limit + w_end) / (double)(t_end - k->x0) +
-                                2.0 / (double)(c_end - k->y0)) * 1e6 + 1;
+        out->uncertainty_ppm = (TSC__CAST(double, k->limit + w_end) / TSC__CAST(double, t_end - k->x0) +
+                                2.0 / TSC__CAST(double, c_end - k->y0)) * 1e6 + 1;
         /* (a stated rate found wrong stays so: tsc_features() reads it) */
         *src = *src == TSC__SRC_STATED_WRONG ? TSC__SRC_STATED_WRONG_ENDPOINTS : TSC__SRC_ENDPOINTS;
         return;
@@ -3084,13 +3123,13 @@ TSC__FN int tsc__stated_is_wrong(double hz)
     w0 = tsc__narrowest_bracket(&t0, &c0);
     do { /* busy: a sleeping core may stop its counter */
         w1 = tsc__bracket(&t1, &c1);
-    } while (c1 - c0 < (uint64_t)(ref_hz / 1000) && ++n < 10000000L);
+    } while (c1 - c0 < TSC__CAST(uint64_t, ref_hz / 1000) && ++n < 10000000L);
     w1 = tsc__narrowest_bracket(&t1, &c1);
-    if (!((int64_t)(t1 - t0) > 0) || !((int64_t)(c1 - c0) > 0))
+    if (!(TSC__CAST(int64_t, t1 - t0) > 0) || !(TSC__CAST(int64_t, c1 - c0) > 0))
         return 0; /* nothing to judge by */
-    got = (double)(t1 - t0) * ref_hz / (double)(c1 - c0);
+    got = TSC__CAST(double, t1 - t0) * ref_hz / TSC__CAST(double, c1 - c0);
     /* Each end: half its bracket in ticks, and one unit of the clock. */
-    bound = ((double)(w0 + w1) / 2 + 2 * hz / ref_hz) / (double)(t1 - t0);
+    bound = (TSC__CAST(double, w0 + w1) / 2 + 2 * hz / ref_hz) / TSC__CAST(double, t1 - t0);
     return tsc__fabs(got / hz - 1.0) > bound + 1e-3;
 }
 
@@ -3112,7 +3151,7 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
               tsc__stated_is_wrong(out->ticks_per_second))) {
             out->method = tsc__method_name(*src);
             /* (the time the check took; 0 where the OS states the rate) */
-            out->seconds_spent = (double)(tsc__ref_read() - r0) / tsc__ref_hz();
+            out->seconds_spent = TSC__CAST(double, tsc__ref_read() - r0) / tsc__ref_hz();
             return 0;
         }
         *src = TSC__SRC_STATED_WRONG; /* measured below, like an unstated one */
@@ -3129,9 +3168,9 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
     k.ref_hz = tsc__ref_hz();
     k.adaptive = !(seconds > 0);
     k.bins = k.adaptive ? TSC__BINS : TSC__FIXED_BINS;
-    k.span = (uint64_t)((k.adaptive ? TSC__ADAPTIVE_CAP : seconds) * k.ref_hz);
-    if (k.span < (uint64_t)k.bins)
-        k.span = (uint64_t)k.bins;
+    k.span = TSC__CAST(uint64_t, (k.adaptive ? TSC__ADAPTIVE_CAP : seconds) * k.ref_hz);
+    if (k.span < TSC__CAST(uint64_t, k.bins))
+        k.span = TSC__CAST(uint64_t, k.bins);
     k.left = TSC__MAX_BRACKETS;
     k.stalled = 0;
     k.x_stop = k.y_stop = k.w_stop = 0;
@@ -3144,7 +3183,7 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
         uint32_t i;
         out->ticks_per_second = hz;
         out->uncertainty_ppm = unc;
-        for (i = 0; i < (uint32_t)nb; i++)
+        for (i = 0; i < TSC__CAST(uint32_t, nb); i++)
             out->samples += k.n[i];
         if (few) { /* a line through few parts: the end points, where they bound it better */
             struct tsc_calibration e;
@@ -3162,7 +3201,7 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
     }
     out->method = tsc__method_name(*src);
     out->bracket_ticks = k.narrow;
-    out->seconds_spent = (double)(tsc__ref_read() - k.ref_start) / k.ref_hz;
+    out->seconds_spent = TSC__CAST(double, tsc__ref_read() - k.ref_start) / k.ref_hz;
     return 0;
 }
 
@@ -3197,8 +3236,8 @@ TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
             a = tsc_ticks_before(); x = tsc__os_ns_safe(0); b = tsc_ticks_after();
             if (b - a < w1) { w1 = b - a; t1 = a + (b - a) / 2; c1 = x; }
         }
-        c.ticks_per_second = c1 > c0 && t1 > t0 ? (double)(t1 - t0) * 1e9 / (double)(c1 - c0) : 1e9;
-        c.uncertainty_ppm = t1 > t0 ? (double)(w0 + w1) / (double)(t1 - t0) * 1e6 : 1e6;
+        c.ticks_per_second = c1 > c0 && t1 > t0 ? TSC__CAST(double, t1 - t0) * 1e9 / TSC__CAST(double, c1 - c0) : 1e9;
+        c.uncertainty_ppm = t1 > t0 ? TSC__CAST(double, w0 + w1) / TSC__CAST(double, t1 - t0) * 1e6 : 1e6;
         c.bracket_ticks = w0 < w1 ? w0 : w1;
         c.samples = 16;
         if (stated > 0 && tsc__fabs(c.ticks_per_second / stated - 1.0) < 0.01) {
@@ -3212,7 +3251,7 @@ TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
 /* --- first use ---------------------------------------------------------- */
 
 #if defined(TSC_TIMER_CALIBRATION_SECONDS)
-#define TSC__DEFAULT_SECONDS ((double)(TSC_TIMER_CALIBRATION_SECONDS))
+#define TSC__DEFAULT_SECONDS (1.0 * (TSC_TIMER_CALIBRATION_SECONDS)) /* a double, without a cast */
 #else
 #define TSC__DEFAULT_SECONDS 0.0 /* adaptive */
 #endif
@@ -3349,7 +3388,7 @@ TSC__FN double tsc_ticks_to_seconds(uint64_t ticks)
 {
     uint64_t v;
     tsc__freq_read(TSC__F_SEC, &v, 1);
-    return (double)ticks * tsc__bitsd(v);
+    return TSC__CAST(double, ticks) * tsc__bitsd(v);
 }
 
 /* --- overhead ----------------------------------------------------------- */
@@ -3366,7 +3405,7 @@ TSC__SLOW uint64_t tsc__measure_overhead(void)
     }
     if (best > UINT32_MAX - 1)
         best = UINT32_MAX - 1;
-    TSC__ST32(&tsc__g.overhead, (uint32_t)best + 1);
+    TSC__ST32(&tsc__g.overhead, TSC__CAST(uint32_t, best) + 1);
     return best;
 }
 
@@ -3562,7 +3601,7 @@ TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real
 TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 {
     uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
-    double mul = (double)ns_per_tick[0] + (double)ns_per_tick[1] / TSC__2P64;
+    double mul = TSC__CAST(double, ns_per_tick[0]) + TSC__CAST(double, ns_per_tick[1]) / TSC__2P64;
     tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off);
     tsc__g.ref_mid = mid;
     tsc__g.ref_ns = tsc__g.last_ns = mono;
@@ -3572,7 +3611,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
     tsc__clock_make(v + TSC__L_CUR, mid, mono, mul, 0, mul);
     memcpy(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
     v[TSC__L_REAL] = off;
-    v[TSC__L_AHEAD] = (uint64_t)((double)tsc__g.narrow * mul) + TSC__AHEAD_NS;
+    v[TSC__L_AHEAD] = TSC__CAST(uint64_t, TSC__CAST(double, tsc__g.narrow) * mul) + TSC__AHEAD_NS;
     v[TSC__L_MONO] = mono;
     v[TSC__L_CAP] = UINT64_MAX;
     if (tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS, v,
@@ -3735,13 +3774,13 @@ TSC__SLOW uint64_t tsc__clock_hist(uint64_t t, const uint64_t *v)
 {
     uint64_t rt, rn, nt = UINT64_MAX, nn = 0, oldest = UINT64_MAX;
     uint32_t n, i, k, r, cnt;
-    double rate = (double)v[TSC__L_CUR + 6] + (double)v[TSC__L_CUR + 7] / TSC__2P64;
+    double rate = TSC__CAST(double, v[TSC__L_CUR + 6]) + TSC__CAST(double, v[TSC__L_CUR + 7]) / TSC__2P64;
     for (r = 0; r < 2; r++) {
         n = TSC__LD32(&tsc__g.hcount);
         cnt = r == 0 ? n : (n + TSC__HIST - 1) / TSC__HIST;
         for (k = 1; k < TSC__HIST && k <= cnt; k++) {
             i = cnt - k; /* record i of ring r (record i * 64 in ring 1) */
-            if (r == 1 && (uint64_t)i * TSC__HIST >= oldest)
+            if (r == 1 && TSC__CAST(uint64_t, i) * TSC__HIST >= oldest)
                 continue; /* ring 0 had it */
             rt = TSC__LD64(&tsc__g.hist[r][i % TSC__HIST][0]);
             rn = TSC__LD64(&tsc__g.hist[r][i % TSC__HIST][1]);
@@ -3753,8 +3792,8 @@ TSC__SLOW uint64_t tsc__clock_hist(uint64_t t, const uint64_t *v)
                 goto extrapolate;
             if (rt <= t) {
                 if (nt == UINT64_MAX || nt == rt)
-                    return rn + (uint64_t)((double)(t - rt) * rate);
-                return rn + (uint64_t)((double)(t - rt) * (double)(nn - rn) / (double)(nt - rt));
+                    return rn + TSC__CAST(uint64_t, TSC__CAST(double, t - rt) * rate);
+                return rn + TSC__CAST(uint64_t, TSC__CAST(double, t - rt) * TSC__CAST(double, nn - rn) / TSC__CAST(double, nt - rt));
             }
             nt = rt;
             nn = rn;
@@ -3767,7 +3806,7 @@ extrapolate:
         nt = v[TSC__L_PREV];
         nn = v[TSC__L_PREV + 1];
     }
-    rt = (uint64_t)((double)(nt - t) * rate);
+    rt = TSC__CAST(uint64_t, TSC__CAST(double, nt - t) * rate);
     return nn > rt ? nn - rt : 0;
 }
 #endif
@@ -3827,9 +3866,9 @@ TSC__FN uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks)
 TSC__FN double tsc__clock_rate(uint64_t mid, uint64_t mono)
 {
     double rate = tsc__bitsd(tsc__g.rate), r, cand;
-    if ((double)(mono - tsc__g.ref_ns) >= TSC__RATE_SPAN) {
-        if ((int64_t)(mid - tsc__g.ref_mid) > 0) { /* wrap-safe: moved on */
-            r = (double)(mono - tsc__g.ref_ns) / (double)(mid - tsc__g.ref_mid);
+    if (TSC__CAST(double, mono - tsc__g.ref_ns) >= TSC__RATE_SPAN) {
+        if (TSC__CAST(int64_t, mid - tsc__g.ref_mid) > 0) { /* wrap-safe: moved on */
+            r = TSC__CAST(double, mono - tsc__g.ref_ns) / TSC__CAST(double, mid - tsc__g.ref_mid);
             cand = tsc__bitsd(tsc__g.cand);
             if (tsc__fabs(r / rate - 1.0) <= 1e-3 || (cand > 0 && tsc__fabs(r / cand - 1.0) <= 1e-3))
                 rate = r;
@@ -3851,24 +3890,24 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
 {
     /* (a counter that went back: where readers were, the floor) */
     uint64_t old = ts < cur[0] ? floor : tsc__clock_line(cur, ts), base = old, dt = ts - mid;
-    double ticks = dt >> 63 ? -(double)(mid - ts) : (double)dt;
+    double ticks = dt >> 63 ? -TSC__CAST(double, mid - ts) : TSC__CAST(double, dt);
     /* old - where the clock is at ts, in ns (small: signed arithmetic) */
-    double err = (double)(int64_t)(old - mono) - ticks * rate;
+    double err = TSC__CAST(double, TSC__CAST(int64_t, old - mono)) - ticks * rate;
     double c = -err / h, slew = h;
     if (err > TSC__RESET_NS) { /* a discontinuity: back onto the clock */
-        base = old - (uint64_t)err;
+        base = old - TSC__CAST(uint64_t, err);
         c = 0;
         slew = 0;
     } else if (c < -TSC__SLEW) { /* ahead: at the bound, for longer */
         c = -TSC__SLEW;
         slew = err / TSC__SLEW;
     } else if (c > TSC__SLEW) { /* behind beyond the bound: step forward */
-        base = old + (uint64_t)(-err);
+        base = old + TSC__CAST(uint64_t, -err);
         c = 0;
         slew = 0;
     }
     slew = slew / rate < 4e18 ? slew / rate : 4e18; /* ns to ticks */
-    tsc__clock_make(line, ts, base, rate * (1.0 + c), (uint64_t)slew, rate);
+    tsc__clock_make(line, ts, base, rate * (1.0 + c), TSC__CAST(uint64_t, slew), rate);
 }
 
 /* Resync phase 4, as the holder of the `cw` claim (claim word mine, the
@@ -3884,8 +3923,8 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
     int i = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine), rc = -EAGAIN;
     if (i < 0)
         return -EAGAIN;
-    ann = s0 | TSC__PENDING | (uint32_t)i << 2;
-    pub = tsc__seq_next(s0, (uint32_t)i);
+    ann = s0 | TSC__PENDING | TSC__CAST(uint32_t, i) << 2;
+    pub = tsc__seq_next(s0, TSC__CAST(uint32_t, i));
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
     tsc__latch_fill(&tsc__g.l[0][0], TSC__L_STRIDE, i, v, TSC__L_WORDS);
     if (tsc__cas32(&tsc__g.cseq, s0, ann)) {
@@ -3932,26 +3971,26 @@ TSC__FN int tsc_clock_resync(void)
             tsc__g.narrow = w;
         /* 2. The rate; the interval since the last measurement. */
         rate = tsc__clock_rate(mid, mono);
-        h = (double)(mono - tsc__g.last_ns);
+        h = TSC__CAST(double, mono - tsc__g.last_ns);
         h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
         tsc__g.last_ns = mono;
         /* 3. The line in force, once its own switch point has passed. */
         tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS);
-        m = (uint64_t)(TSC__SWITCH_NS / rate) + 1;
+        m = TSC__CAST(uint64_t, TSC__SWITCH_NS / rate) + 1;
         for (now = tsc__clock_ticks(); now < v[TSC__L_SWITCH] && v[TSC__L_SWITCH] - now <= 2 * m;
              now = tsc__clock_ticks())
             tsc__pause(); /* at most the 50 us margin (a counter far below it went back) */
         /* 4. The new line from 50 us ahead. */
         now = tsc__clock_ticks();
         ts = now + m;
-        at = mono + (uint64_t)((double)(int64_t)(ts - mid) * rate); /* the clock at ts */
+        at = mono + TSC__CAST(uint64_t, TSC__CAST(double, TSC__CAST(int64_t, ts - mid)) * rate); /* the clock at ts */
         memmove(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
         tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR,
                          tsc__clock_floor(v, at));
         v[TSC__L_SWITCH] = ts;
         v[TSC__L_REAL] = off;
-        v[TSC__L_AHEAD] = ((int64_t)(v[TSC__L_CUR + 1] - at) > 0 ? v[TSC__L_CUR + 1] - at : 0) +
-                          (uint64_t)((double)w * rate) + TSC__AHEAD_NS;
+        v[TSC__L_AHEAD] = (TSC__CAST(int64_t, v[TSC__L_CUR + 1] - at) > 0 ? v[TSC__L_CUR + 1] - at : 0) +
+                          TSC__CAST(uint64_t, TSC__CAST(double, w) * rate) + TSC__AHEAD_NS;
         v[TSC__L_MONO] = at;
         /* Below its start, after a counter that went back, readers answer
          * no more than where it starts. */
@@ -4004,7 +4043,7 @@ TSC__FN int tsc__top_bit(uint64_t v)
 #elif defined(_MSC_VER) && defined(_M_X64)
     unsigned long i;
     _BitScanReverse64(&i, v);
-    return (int)i;
+    return TSC__CAST(int, i);
 #else
     int b = 0;
     if (v >> 32) { v >>= 32; b += 32; }
@@ -4012,7 +4051,7 @@ TSC__FN int tsc__top_bit(uint64_t v)
     if (v >> 8) { v >>= 8; b += 8; }
     if (v >> 4) { v >>= 4; b += 4; }
     if (v >> 2) { v >>= 2; b += 2; }
-    return b + (int)(v >> 1);
+    return b + TSC__CAST(int, v >> 1);
 #endif
 }
 
@@ -4022,7 +4061,7 @@ TSC__FN int tsc__top_bit(uint64_t v)
 TSC__FN uint32_t tsc__bucket(uint64_t v)
 {
     int s = tsc__top_bit(v | 64u) - 6;
-    return ((uint32_t)s << 6) + (uint32_t)(v >> s);
+    return (TSC__CAST(uint32_t, s) << 6) + TSC__CAST(uint32_t, v >> s);
 }
 
 /* The middle of bucket i (its lowest value plus half its width, rounded
@@ -4032,8 +4071,8 @@ TSC__FN uint64_t tsc__bucket_mid(uint32_t i)
     int s;
     if (i < 128)
         return i;
-    s = (int)(i >> 6) - 1;
-    return ((uint64_t)((i & 63u) | 64u) << s) + ((UINT64_C(1) << s) - 1) / 2;
+    s = TSC__CAST(int, i >> 6) - 1;
+    return (TSC__CAST(uint64_t, (i & 63u) | 64u) << s) + ((UINT64_C(1) << s) - 1) / 2;
 }
 
 TSC__FN void tsc_stats_init(struct tsc_stats *s)
@@ -4081,7 +4120,7 @@ TSC__FN int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0
 TSC__FN uint64_t tsc__rank(uint64_t n, double p)
 {
     const uint64_t e9 = UINT64_C(1000000000);
-    uint64_t q = (uint64_t)(p * 1e7 + 0.5);
+    uint64_t q = tsc__sat_u64(p * 1e7 + 0.5);
     return q * (n / e9) + (q * (n % e9) + e9 - 1) / e9;
 }
 
@@ -4153,14 +4192,14 @@ TSC__FN uint64_t tsc_stats_max(const struct tsc_stats *s)
 }
 TSC__FN double tsc_stats_sum(const struct tsc_stats *s)
 {
-    return s ? (double)s->sum[1] * TSC__2P64 + (double)s->sum[0] : 0;
+    return s ? TSC__CAST(double, s->sum[1]) * TSC__2P64 + TSC__CAST(double, s->sum[0]) : 0;
 }
 
 TSC__FN double tsc_stats_mean(const struct tsc_stats *s)
 {
     if (!s || s->count == 0)
         return 0;
-    return tsc_stats_sum(s) / (double)s->count;
+    return tsc_stats_sum(s) / TSC__CAST(double, s->count);
 }
 
 /* w[k..3] += x, carrying upwards (256-bit, low word first). */
@@ -4198,8 +4237,8 @@ TSC__FN double tsc_stats_stddev(const struct tsc_stats *s)
         a[i] = t;
     }
     for (i = 3; i >= 0; i--)
-        d = d * TSC__2P64 + (double)a[i];
-    return tsc__sqrt(d) / (double)s->count;
+        d = d * TSC__2P64 + TSC__CAST(double, a[i]);
+    return tsc__sqrt(d) / TSC__CAST(double, s->count);
 }
 
 /* v minus the overhead o, never below 0. */
@@ -4218,15 +4257,15 @@ TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *o
 {
     uint64_t start[TSC__HIST_ROWS], end[TSC__HIST_ROWS], cnt[TSC__HIST_ROWS], most = 0;
     uint64_t lo = tsc__minus(s->min, o), hi = tsc__minus(s->max, o), first = lo, last, m;
-    double base = lo ? (double)lo : 1.0, edge = base, e;
-    double ratio = tsc__sqrt(tsc__sqrt(tsc__sqrt(tsc__sqrt(((double)hi + 1.0) / base))));
+    double base = lo ? TSC__CAST(double, lo) : 1.0, edge = base, e;
+    double ratio = tsc__sqrt(tsc__sqrt(tsc__sqrt(tsc__sqrt((TSC__CAST(double, hi) + 1.0) / base))));
     char bar[TSC__HIST_BAR + 1];
     int rows = 0, k, len;
     uint32_t i;
     for (k = 0; k < TSC__HIST_ROWS && first <= hi; k++) {
         edge *= ratio;
         e = tsc__ceil(edge) - 1.0;
-        last = (k == TSC__HIST_ROWS - 1 || !(e < (double)hi)) ? hi : (uint64_t)e;
+        last = (k == TSC__HIST_ROWS - 1 || !(e < TSC__CAST(double, hi))) ? hi : tsc__sat_u64(e);
         if (last < first)
             continue; /* narrower than one value: merged into the next row */
         start[rows] = first;
@@ -4249,9 +4288,9 @@ TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *o
         most = cnt[k] > most ? cnt[k] : most;
     fprintf(out, "  histogram, ticks%s (count per range):\n", o ? " - overhead" : "");
     for (k = 0; k < rows; k++) {
-        e = tsc__ceil((double)cnt[k] * TSC__HIST_BAR / (double)most);
-        len = cnt[k] ? (int)e : 0;
-        memset(bar, '#', (size_t)len);
+        e = tsc__ceil(TSC__CAST(double, cnt[k]) * TSC__HIST_BAR / TSC__CAST(double, most));
+        len = cnt[k] ? TSC__CAST(int, e < TSC__HIST_BAR ? tsc__sat_u64(e) : TSC__HIST_BAR) : 0;
+        memset(bar, '#', TSC__CAST(size_t, len));
         bar[len] = '\0';
         fprintf(out, "  %10" PRIu64 " .. %-10" PRIu64 " %10" PRIu64 " |%s\n", start[k], end[k],
                 cnt[k], bar);
@@ -4266,8 +4305,8 @@ TSC__FN double tsc__mean_minus(const struct tsc_stats *s, uint64_t o)
     double back = 0;
     uint32_t i;
     for (i = 0; o && i < TSC_STATS_BUCKETS && tsc__bucket_mid(i) < o; i++)
-        back += (double)s->bucket[i] * (double)(o - tsc__bucket_mid(i));
-    return tsc_stats_mean(s) - (double)o + back / (double)s->count;
+        back += TSC__CAST(double, s->bucket[i]) * TSC__CAST(double, o - tsc__bucket_mid(i));
+    return tsc_stats_mean(s) - TSC__CAST(double, o) + back / TSC__CAST(double, s->count);
 }
 
 TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
@@ -4403,7 +4442,7 @@ TSC__FN uint64_t tsc_regions_total(const struct tsc_regions *r)
 TSC__FN void tsc__print_time(FILE *out, uint64_t ticks)
 {
     uint64_t n = tsc_ticks_to_ns(ticks);
-    double ns = (double)n;
+    double ns = TSC__CAST(double, n);
     if (ns < 1e4)
         fprintf(out, " %9.0f ns", ns);
     else if (ns < 1e7)
@@ -4428,7 +4467,8 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out)
             fprintf(out, "  region %-9d", i);
         fprintf(out, " %10" PRIu64 " %16" PRIu64, r->entries[i], r->ticks[i]);
         tsc__print_time(out, r->ticks[i]);
-        fprintf(out, " %6.1f%%\n", total ? 100.0 * (double)r->ticks[i] / (double)total : 0.0);
+        fprintf(out, " %6.1f%%\n",
+                total ? 100.0 * TSC__CAST(double, r->ticks[i]) / TSC__CAST(double, total) : 0.0);
     }
     fprintf(out, "  %-16s %10s %16" PRIu64, "total", "", total);
     tsc__print_time(out, total);
@@ -4494,7 +4534,7 @@ TSC__FN double tsc__median_mad(const double *v, int n, double *mad)
 {
     double c[TSC_BENCH_MAX_BATCHES], med;
     int i;
-    memcpy(c, v, (size_t)n * sizeof c[0]);
+    memcpy(c, v, TSC__CAST(size_t, n) * sizeof c[0]);
     tsc__sort_d(c, n);
     med = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     for (i = 0; i < n; i++)
@@ -4523,7 +4563,7 @@ TSC__FN double tsc__median_mad(const double *v, int n, double *mad)
 TSC__OUTLINE void tsc__bench_loop(struct tsc_bench *b, int k)
 {
     uint64_t t0, n;
-    for (; k > 0 && b->nloop < (int)(sizeof b->loop / sizeof b->loop[0]); k--) {
+    for (; k > 0 && b->nloop < TSC__CAST(int, sizeof b->loop / sizeof b->loop[0]); k--) {
         n = b->batch; /* >= 1: the loop TSC_BENCH compiles to, rotated */
         t0 = tsc_ticks_before();
         TSC__ALIGN_LOOP();
@@ -4531,7 +4571,7 @@ TSC__OUTLINE void tsc__bench_loop(struct tsc_bench *b, int k)
             n = tsc__bench_step(n);
         while (n);
         n = tsc_sub_overhead(tsc_ticks_after() - t0);
-        b->loop[b->nloop++] = (double)n / (double)b->batch;
+        b->loop[b->nloop++] = TSC__CAST(double, n) / TSC__CAST(double, b->batch);
     }
 }
 
@@ -4550,7 +4590,7 @@ TSC__FN uint64_t tsc__bench_begin(struct tsc_bench *b)
     b->unstable = 0;
     b->reason = "";
     b->start = tsc_ticks_before();
-    b->deadline = b->start + tsc_ns_to_ticks((uint64_t)(b->budget * 1e9));
+    b->deadline = b->start + tsc_ns_to_ticks(tsc__sat_u64(b->budget * 1e9));
     return 1;
 }
 
@@ -4603,14 +4643,14 @@ TSC__OUTLINE uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint3
         b->state = 2;
         return 1;
     }
-    b->per_op[b->batches++] = (double)ticks / (double)b->batch;
+    b->per_op[b->batches++] = TSC__CAST(double, ticks) / TSC__CAST(double, b->batch);
     b->ops += b->batch;
     if (b->batches % 4 == 0)
         tsc__bench_loop(b, 1);
     if (b->batches >= TSC_BENCH_MAX_BATCHES || t1 >= b->deadline)
         return tsc__bench_finish(b, t1, TSC__NULL);
     if (b->batches >= TSC__BENCH_MIN_BATCHES && b->batches % 8 == 0) {
-        med = tsc__median_mad(b->per_op, (int)b->batches, &mad);
+        med = tsc__median_mad(b->per_op, TSC__CAST(int, b->batches), &mad);
         if (med > 0 && mad / med <= 0.01)
             return tsc__bench_finish(b, t1, TSC__NULL);
     }
@@ -4629,15 +4669,24 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
     double med, mad, loop, loop_mad, first, last, x;
     double lo;
     int i;
-    if (!b || !out || b->state != 3 || b->batches == 0 || b->nloop < 6)
+    if (!b || !out || b->state != 3)
         return -EINVAL;
     memset(out, 0, sizeof *out);
-    med = tsc__median_mad(b->per_op, (int)b->batches, &mad);
+    out->ops = b->ops;
+    out->seconds = tsc_ticks_to_seconds(b->end - b->start);
+    if (b->batches == 0 || b->nloop < 6) { /* finished, but nothing to report but why */
+        out->reason = *b->reason ? b->reason
+                      : b->migrated ? "every batch changed CPU (dropped)"
+                                    : "no batch within the budget";
+        out->unstable = 1;
+        return -EAGAIN;
+    }
+    med = tsc__median_mad(b->per_op, TSC__CAST(int, b->batches), &mad);
     loop = tsc__median_mad(b->loop, b->nloop, &loop_mad);
     first = tsc__median_mad(b->loop, 3, &x);                /* taken before */
     last = tsc__median_mad(b->loop + b->nloop - 3, 3, &x);  /* and after    */
     lo = b->per_op[0];
-    for (i = 1; i < (int)b->batches; i++)
+    for (i = 1; i < TSC__CAST(int, b->batches); i++)
         lo = b->per_op[i] < lo ? b->per_op[i] : lo;
     out->raw_ticks_per_op = med;
     out->loop_ticks_per_op = loop;
@@ -4646,7 +4695,8 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
     out->ns_per_op = out->ticks_per_op * 1e9 / tsc_ticks_per_second();
     /* (batches alike to the tick have no deviation, yet the body's batches
      * and the empty ones differ by some ticks in their fixed costs) */
-    out->err_ticks_per_op = mad + loop_mad + (2.0 + (double)b->target / 500) / (double)b->batch +
+    out->err_ticks_per_op = mad + loop_mad +
+                            (2.0 + TSC__CAST(double, b->target) / 500) / TSC__CAST(double, b->batch) +
                             tsc__fabs(last - first); /* the loop's own cost moved that much */
 #if !defined(TSC__GNU)
     /* Without GNU asm the loop counter goes through an opaque call each run,
@@ -4661,9 +4711,7 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
 
     if (!(out->err_pct >= 0) || !tsc__finite(out->err_pct))
         out->err_pct = 0;
-    out->ops = b->ops;
     out->batches = b->batches;
-    out->seconds = tsc_ticks_to_seconds(b->end - b->start);
     out->reason = b->reason;
     if (!*out->reason) {
         if (b->batches < 5)
@@ -4684,7 +4732,7 @@ TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_res
 TSC__FN void tsc__put_escaped(FILE *out, const char *s, int json)
 {
     for (; *s; s++) {
-        if ((unsigned char)*s < 0x20)
+        if (TSC__CAST(unsigned char, *s) < 0x20)
             continue;
         if (*s == '"')
             fputs(json ? "\\\"" : "\"\"", out);
@@ -4699,7 +4747,8 @@ TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, do
 {
     struct tsc_bench_result r;
     const char *name = b && b->name ? b->name : "(none)";
-    if (tsc_bench_result(b, &r) != 0) {
+    int rc = tsc_bench_result(b, &r);
+    if (rc != 0 && rc != -EAGAIN) { /* -EAGAIN: no figure, but its reason */
         memset(&r, 0, sizeof r);
         r.unstable = 1;
         r.reason = "not run";
@@ -4786,7 +4835,7 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
 
 /* --- trace: implementation ---------------------------------------------- */
 
-#define TSC__TRACE_NONE ((size_t)-1) /* the slot of a dropped block */
+#define TSC__TRACE_NONE (TSC__CAST(size_t, -1)) /* the slot of a dropped block */
 
 /* A block's start: the slot is filled before the stamp, so the block's
  * time holds none of the bookkeeping. Slots are taken in order of start,
@@ -4820,7 +4869,7 @@ TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const c
     size_t skip;
     if (!t)
         return -EINVAL;
-    t->ev = (struct tsc_trace_event *)TSC__NULL;
+    t->ev = TSC__CAST(struct tsc_trace_event *, TSC__NULL);
     t->n = t->cap = 0;
     t->dropped = 0;
     t->thread_name = thread_name;
@@ -4830,10 +4879,10 @@ TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const c
     /* Sets the clock up now, not inside a traced block: stamps taken
      * before its first set-up would all convert to that moment. */
     (void)tsc_now_ns();
-    skip = (size_t)((8u - (uintptr_t)mem % 8u) % 8u);
+    skip = (8u - TSC__RCAST(uintptr_t, mem) % 8u) % 8u;
     if (bytes < skip || (bytes - skip) / sizeof(struct tsc_trace_event) == 0)
         return -EINVAL;
-    t->ev = (struct tsc_trace_event *)(void *)((char *)mem + skip);
+    t->ev = TSC__CAST(struct tsc_trace_event *, TSC__CAST(void *, TSC__CAST(char *, mem) + skip));
     t->cap = (bytes - skip) / sizeof(struct tsc_trace_event);
     return 0;
 }
@@ -4899,20 +4948,20 @@ TSC__FN int tsc__utf8_len(const unsigned char *s)
 TSC__FN void tsc__trace_put_str(FILE *out, const char *str)
 {
     static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = (const unsigned char *)str;
+    const unsigned char *s = TSC__RCAST(const unsigned char *, str);
     unsigned c;
     int len;
     fputc('"', out);
     for (; (c = *s) != 0; s += len ? len : 1) {
         len = tsc__utf8_len(s);
         if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", (int)c);
+            fprintf(out, "\\%c", TSC__CAST(int, c));
         else if (c < 0x20)
             fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
         else if (len == 0)
             fputs("\xEF\xBF\xBD", out); /* U+FFFD */
         else
-            fwrite(s, 1, (size_t)len, out);
+            fwrite(s, 1, TSC__CAST(size_t, len), out);
     }
     fputc('"', out);
 }
@@ -4920,7 +4969,7 @@ TSC__FN void tsc__trace_put_str(FILE *out, const char *str)
 /* Nanoseconds as microseconds with three decimals, from the integer. */
 TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
 {
-    fprintf(out, "%" PRIu64 ".%03u", ns / 1000u, (unsigned)(ns % 1000u));
+    fprintf(out, "%" PRIu64 ".%03u", ns / 1000u, TSC__CAST(unsigned, ns % 1000u));
 }
 
 /* One trace's metadata and events (each preceded by ",\n" but the first
@@ -4979,7 +5028,7 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
         if (!traces[i])
             return -EINVAL;
     real = tsc__clock_real_offset();
-    pid = (unsigned long)tsc__pid();
+    pid = TSC__CAST(unsigned long, tsc__pid());
     fputs("{\"traceEvents\":[", out);
     for (i = 0; i < n; i++) {
         dropped += traces[i]->dropped;

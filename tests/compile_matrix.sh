@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Compiles compile_test.c with every compiler, standard and configuration
-# macro given, under -Wall -Wextra -Wpedantic -Werror, at -O0 (compiled) and
+# macro given, under -Wall -Wextra -Wpedantic -Werror (C++ also
+# -Wold-style-cast, and g++ -Wuseless-cast), at -O0 (compiled) and
 # -O3 -flto (compiled and linked, so link-time warnings count). Fails on the
 # first warning of each combination and reports them all.
 # Usage: compile_matrix.sh [--full|--extra] INCLUDE_DIR [compiler ...]
@@ -18,7 +19,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0; n=0; seen=" "
 for cc in "$@"; do
     command -v "$cc" >/dev/null 2>&1 || { echo "skip: $cc not found"; continue; }
-    case "$cc" in *++*) stds="c++11 c++17 c++20"; lang="-x c++";; *) stds="c99 c11 c17"; lang="-x c";; esac
+    case "$cc" in *++*) stds="c++11 c++17 c++20"; lang="-x c++"; cxx="-Wold-style-cast";;
+                  *) stds="c99 c11 c17"; lang="-x c"; cxx="";; esac
+    case "$(echo | "$cc" -dM -E -x c - 2>/dev/null)" in
+    *"#define __clang__ "*) ;; # clang has no -Wuseless-cast
+    *"#define __GNUC__ "*) [ -n "$cxx" ] && cxx="$cxx -Wuseless-cast";;
+    esac
     key="$(readlink -f "$(command -v "$cc")")$lang" # cc and gcc: the same compiler once
     case "$seen" in *" $key "*) continue;; esac
     seen="$seen$key "
@@ -32,7 +38,7 @@ for cc in "$@"; do
                 *-flto*) step="-DCOMPILE_TEST_MAIN -o $tmp/a.out"; tail="-lm";;
                 *) step="-c -o /dev/null"; tail="";;
                 esac
-                if ! out=$("$cc" $lang -std=$std $opt -Wall -Wextra -Wpedantic -Werror $def \
+                if ! out=$("$cc" $lang -std=$std $opt -Wall -Wextra -Wpedantic $cxx -Werror $def \
                         -I"$inc" "$src" $step $tail 2>&1); then
                     echo "FAIL: $cc -std=$std $opt $def"; echo "$out"; fail=$((fail + 1))
                 fi

@@ -4,6 +4,13 @@
 #include "tsc_timer.h"
 #include "tsc_timer.h"
 
+/* A C cast is old-style to C++'s -Wold-style-cast. */
+#if defined(__cplusplus)
+#define COMPILE_TEST_CAST(T, x) static_cast<T>(x)
+#else
+#define COMPILE_TEST_CAST(T, x) ((T)(x))
+#endif
+
 int compile_test_use(void);
 int compile_test_use(void)
 {
@@ -16,11 +23,12 @@ int compile_test_use(void)
     uint64_t t3 = tsc_ticks_before_cpu(&cpu);
     int rc = tsc_calibrate(0.001, &c);
     rc += tsc_current_calibration(&c);
-    rc += tsc_clock_resync() + (int)(tsc_now_ns() + tsc_now_realtime_ns());
-    return (int)(tsc_ticks_to_ns(t1 - t0) + tsc_ns_to_ticks(t2 - t3) + tsc_overhead_ticks() +
-                 tsc_sub_overhead(t1)) +
-           (int)tsc_ticks_to_seconds(t1) + (int)tsc_ticks_per_second() + rc +
-           (int)tsc_counter_name()[0] + f.has_counter;
+    rc += tsc_clock_resync() + COMPILE_TEST_CAST(int, tsc_now_ns() + tsc_now_realtime_ns());
+    return COMPILE_TEST_CAST(int, tsc_ticks_to_ns(t1 - t0) + tsc_ns_to_ticks(t2 - t3) +
+                                      tsc_overhead_ticks() + tsc_sub_overhead(t1)) +
+           COMPILE_TEST_CAST(int, tsc_ticks_to_seconds(t1)) +
+           COMPILE_TEST_CAST(int, tsc_ticks_per_second()) + rc +
+           COMPILE_TEST_CAST(int, tsc_counter_name()[0]) + f.has_counter;
 }
 
 /* The measurement helpers: every function and macro. */
@@ -57,9 +65,10 @@ int compile_test_measure(void)
     rc += tsc_region_switch(&r, 1);
     rc += tsc_region_stop(&r);
     tsc_regions_print(&r, stdout);
-    return rc + (int)(tsc_stats_percentile(&s, 50) + tsc_stats_count(&s) + tsc_stats_min(&s) +
-                      tsc_stats_max(&s) + tsc_regions_total(&r)) +
-           (int)(tsc_stats_mean(&s) + tsc_stats_stddev(&s));
+    return rc + COMPILE_TEST_CAST(int, tsc_stats_percentile(&s, 50) + tsc_stats_count(&s) +
+                                           tsc_stats_min(&s) + tsc_stats_max(&s) +
+                                           tsc_regions_total(&r)) +
+           COMPILE_TEST_CAST(int, tsc_stats_mean(&s) + tsc_stats_stddev(&s));
 }
 
 #if defined(COMPILE_TEST_MAIN)

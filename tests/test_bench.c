@@ -164,6 +164,46 @@ static void test_bad_input_is_refused(void **state)
            "NULL stream accepted");
 }
 
+/* A run that ends without a figure still says why: -EAGAIN, unstable, the
+ * reason the run stored, and the printed row gives that reason (not
+ * "not run"). Writes a markdown row of b into buf. */
+static void expect_reason(struct tsc_bench *b, const char *why, char *buf, size_t size);
+
+/* The body leaves its first batch: break. */
+static void test_break_in_the_first_batch_reports_why(void **state)
+{
+    static struct tsc_bench b;
+    static char buf[1024];
+    int runs = 0;
+    (void)state;
+    EXPECT(tsc_bench_init(&b, "breaks") == 0, "init failed");
+    TSC_BENCH(&b) {
+        runs++;
+        break;
+    }
+    EXPECT(runs == 1, "the body ran %d times after a break in its first batch, expected 1", runs);
+    expect_reason(&b, "the body left a batch early", buf, sizeof buf);
+}
+
+/* A budget of 1 ns ends while the first batches are still being sized (an
+ * empty body is far below the 1000 timer overheads a batch must span). A
+ * first batch preempted for that long skips sizing: up to 3 runs. */
+static void test_budget_out_while_sizing_reports_why(void **state)
+{
+    static struct tsc_bench b;
+    static char buf[1024];
+    struct tsc_bench_result r;
+    int i, rc = 0;
+    (void)state;
+    for (i = 0; i < 3 && rc != -EAGAIN; i++) {
+        EXPECT(tsc_bench_init(&b, "1 ns budget") == 0 && tsc_bench_set_budget(&b, 1e-9) == 0,
+               "init or budget failed");
+        TSC_BENCH(&b) {}
+        rc = tsc_bench_result(&b, &r);
+    }
+    expect_reason(&b, "the budget ran out while sizing", buf, sizeof buf);
+}
+
 /* --- a minimal JSON parser: enough to prove the writer's output is JSON */
 
 static const char *js_ws(const char *p)
@@ -245,6 +285,26 @@ static size_t capture(const struct tsc_bench *const *b, int n, int format, char 
     return len;
 }
 
+static void expect_reason(struct tsc_bench *b, const char *why, char *buf, size_t size)
+{
+    struct tsc_bench_result r;
+    const struct tsc_bench *list[1];
+    int rc;
+    list[0] = b;
+    memset(&r, 0x55, sizeof r);
+    rc = tsc_bench_result(b, &r);
+    EXPECT(rc == -EAGAIN, "%s: tsc_bench_result gave %d, expected -EAGAIN (no figure)", b->name, rc);
+    EXPECT(r.unstable == 1 && r.reason != NULL && strstr(r.reason, why) != NULL,
+           "%s: unstable %d, reason '%s', expected '%s'", b->name, r.unstable,
+           r.reason ? r.reason : "(null)", why);
+    EXPECT(r.batches == 0 && r.ns_per_op == 0 && r.ticks_per_op == 0 && r.seconds > 0,
+           "%s: %llu batches, %g ns/op, %g ticks/op, %g s: expected no figure, the run's time",
+           b->name, (unsigned long long)r.batches, r.ns_per_op, r.ticks_per_op, r.seconds);
+    capture(list, 1, TSC_BENCH_MARKDOWN, buf, size);
+    EXPECT(strstr(buf, why) != NULL && strstr(buf, "not run") == NULL,
+           "%s: the row does not give the reason '%s':\n%s", b->name, why, buf);
+}
+
 static void test_writers_produce_markdown_csv_and_json(void **state)
 {
     static struct tsc_bench a, q;
@@ -315,6 +375,8 @@ int main(void)
         cmocka_unit_test(test_time_budget_is_respected_within_2x),
         cmocka_unit_test(test_results_report_samples_and_consistent_units),
         cmocka_unit_test(test_bad_input_is_refused),
+        cmocka_unit_test(test_break_in_the_first_batch_reports_why),
+        cmocka_unit_test(test_budget_out_while_sizing_reports_why),
         cmocka_unit_test(test_writers_produce_markdown_csv_and_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

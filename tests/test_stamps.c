@@ -172,6 +172,45 @@ static void test_counter_going_back_keeps_the_clock_monotonic(void **state)
 }
 #endif
 
+#if !defined(TSC_TIMER_FORCE_FALLBACK)
+/* The clock keeps its last 62 records, and every 64th of the older ones
+ * (as the header and the README say): record k written here is (1000 k +
+ * 1000 ticks, 2000 k ns, plus 100 where k is not a multiple of 64), so a
+ * kept record converts to its own ns exactly, while one no longer kept
+ * comes out interpolated towards its every-64th neighbours, short of its
+ * own. The clock's records are saved and put back around the test. */
+#define REC_N 202 /* 3 x 64 + 10 */
+static uint64_t rec_ns(uint32_t k)
+{
+    return UINT64_C(5000000) + UINT64_C(2000) * k + (k % 64 ? 100u : 0u);
+}
+static void test_the_last_62_records_are_kept(void **state)
+{
+    static uint64_t saved[2][TSC__HIST][2];
+    uint64_t v[TSC__L_WORDS], got[REC_N];
+    uint32_t saved_count = tsc__g.hcount, k, bad = 0, first_bad = 0;
+    (void)state;
+    memcpy(saved, tsc__g.hist, sizeof saved);
+    memset(v, 0, sizeof v);
+    v[TSC__L_CUR + 6] = 2; /* the line's rate: 2 ns per tick */
+    tsc__g.hcount = 0;
+    for (k = 0; k < REC_N; k++)
+        tsc__clock_record(UINT64_C(1000) * k + 1000, rec_ns(k));
+    for (k = 0; k < REC_N; k++)
+        got[k] = tsc__clock_hist(UINT64_C(1000) * k + 1000, v);
+    memcpy(tsc__g.hist, saved, sizeof saved);
+    tsc__g.hcount = saved_count;
+    for (k = 0; k < REC_N; k++) {
+        int kept = k >= REC_N - 62 || k % 64 == 0;
+        if ((got[k] == rec_ns(k)) != kept && bad++ == 0)
+            first_bad = k;
+    }
+    EXPECT(bad == 0, "%u of %u records converted against the rule 'the last 62 and every 64th "
+           "kept', the first record %u: %llu, its own %llu", bad, REC_N, first_bad,
+           (unsigned long long)got[first_bad], (unsigned long long)rec_ns(first_bad));
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_a_stamp_never_converts_past_now),
 #if !defined(TSC_TIMER_FORCE_FALLBACK)
         cmocka_unit_test(test_counter_going_back_keeps_the_clock_monotonic),
+        cmocka_unit_test(test_the_last_62_records_are_kept),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -269,6 +269,59 @@ static void test_print_table_and_histogram(void **state)
            "the largest row has no full 40-character bar:\n%s", buf);
 }
 
+/* Samples near 2^64 (a difference of stamps taken in the wrong order wraps
+ * there) print and rank without undefined behaviour: the table shows the
+ * exact extremes, the histogram's rows count every sample and end at the
+ * maximum, each percentile is within 1/128 of the exact nearest rank. */
+static void test_print_near_2_pow_64(void **state)
+{
+    static char buf[16384];
+    static const uint64_t v[] = {UINT64_MAX, UINT64_MAX - 1000, UINT64_MAX - 1,
+                                 UINT64_C(1) << 63, (UINT64_C(1) << 63) + 1,
+                                 UINT64_MAX - (UINT64_C(1) << 62), UINT64_MAX};
+    static const double ps[] = {0, 10, 50, 90, 99, 100};
+    unsigned long long mn = 0, mx = 0, last_end = 0, pv[4];
+    uint64_t sorted[sizeof v / sizeof v[0]], n = sizeof v / sizeof v[0], i;
+    const char *row, *line;
+    int rows;
+    (void)state;
+    tsc_stats_init(&sa);
+    for (i = 0; i < n; i++) {
+        tsc_stats_add(&sa, v[i]);
+        sorted[i] = v[i];
+    }
+    qsort(sorted, (size_t)n, sizeof sorted[0], cmp_u64);
+    EXPECT(tsc_stats_max(&sa) == UINT64_MAX && tsc_stats_min(&sa) == UINT64_C(1) << 63,
+           "min %llu, max %llu: expected 2^63 and 2^64 - 1",
+           (unsigned long long)tsc_stats_min(&sa), (unsigned long long)tsc_stats_max(&sa));
+    for (i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        uint64_t want = exact_percentile(sorted, n, (uint64_t)(ps[i] * 1e4));
+        uint64_t got = tsc_stats_percentile(&sa, ps[i]);
+        uint64_t diff = got > want ? got - want : want - got;
+        EXPECT(diff <= want / 128, "p%g = %llu, exact nearest rank %llu (allowed 1/128)", ps[i],
+               (unsigned long long)got, (unsigned long long)want);
+    }
+    EXPECT(tsc_stats_mean(&sa) >= 9223372036854775808.0 &&
+               tsc_stats_mean(&sa) <= 18446744073709551616.0,
+           "mean %g outside [2^63, 2^64]", tsc_stats_mean(&sa));
+    print_to(&sa, 0, buf, sizeof buf);
+    row = strstr(buf, "\n  ticks ");
+    EXPECT(row && sscanf(row, " ticks %llu %llu %llu %llu %llu %llu", &mn, &pv[0], &pv[1], &pv[2],
+                         &pv[3], &mx) == 6 &&
+               mn == UINT64_C(1) << 63 && mx == UINT64_MAX,
+           "ticks row: min %llu, max %llu, expected 2^63 and 2^64 - 1:\n%s", mn, mx, buf);
+    EXPECT(!strstr(buf, "nan") && !strstr(buf, "inf"), "NaN or infinity printed:\n%s", buf);
+    EXPECT(histogram_total(buf, &rows) == n, "histogram rows count %llu of %llu:\n%s",
+           (unsigned long long)histogram_total(buf, &rows), (unsigned long long)n, buf);
+    for (line = strstr(buf, "histogram"); line && *line; line = strchr(line + 1, '\n')) {
+        unsigned long long a, b, c;
+        if (sscanf(line, " %llu .. %llu %llu |", &a, &b, &c) == 3)
+            last_end = b;
+    }
+    EXPECT(rows >= 1 && last_end == UINT64_MAX, "%d rows, the last ending at %llu, not 2^64 - 1:\n%s",
+           rows, last_end, buf);
+}
+
 static void test_print_subtracts_overhead_without_underflow(void **state)
 {
     static char buf[16384];
@@ -581,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_mean_and_sd_match_long_double),
         cmocka_unit_test(test_sd_stable_far_from_zero),
         cmocka_unit_test(test_print_table_and_histogram),
+        cmocka_unit_test(test_print_near_2_pow_64),
         cmocka_unit_test(test_print_subtracts_overhead_without_underflow),
         cmocka_unit_test(test_print_empty_and_bad_input),
         cmocka_unit_test(test_start_end_record_the_region),

@@ -13,11 +13,14 @@
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
 #define WHOLE_API_HAS_MEASURE 1
 #endif
-/* NULL is 0 to clang++ -Wzero-as-null-pointer-constant. */
+/* NULL is 0 to clang++ -Wzero-as-null-pointer-constant; a C cast is
+ * old-style to C++'s -Wold-style-cast. */
 #if defined(__cplusplus)
 #define WHOLE_API_NULL nullptr
+#define WHOLE_API_CAST(T, x) static_cast<T>(x)
 #else
 #define WHOLE_API_NULL NULL
+#define WHOLE_API_CAST(T, x) ((T)(x))
 #endif
 
 static int failures;
@@ -72,7 +75,8 @@ static void use_core(FILE *out)
                "a trust level");
         rc = tsc_trust_measure_skew(&bound);
         expect(rc == 0 || rc == -ENOSYS, "tsc_trust_measure_skew() 0 or -ENOSYS");
-        fprintf(out, "trust: %s, skew %.0f ticks\n", tr.reason, (double)bound);
+        fprintf(out, "trust: %s, skew %.0f ticks\n", tr.reason,
+                WHOLE_API_CAST(double, bound));
     }
     rc = tsc_calibrate(0.001, &cal);
     expect(rc == 0, "tsc_calibrate(0.001) == 0");
@@ -81,17 +85,19 @@ static void use_core(FILE *out)
     name = tsc_counter_name();
     expect(name != WHOLE_API_NULL && name[0] != '\0', "a counter name");
     fprintf(out, "%s: %.0f Hz, %.0f ns, %.0f ticks/us, %.9f s, overhead %.0f, net %.0f\n", name,
-            hz, (double)ns, (double)ticks, secs, (double)over, (double)net);
+            hz, WHOLE_API_CAST(double, ns), WHOLE_API_CAST(double, ticks), secs,
+            WHOLE_API_CAST(double, over), WHOLE_API_CAST(double, net));
     fprintf(out, "now %.0f, realtime %.0f, cpu %lu -> %lu, counter %d, method %s\n",
-            (double)now, (double)real, (unsigned long)cpu0, (unsigned long)cpu1, f.has_counter,
+            WHOLE_API_CAST(double, now), WHOLE_API_CAST(double, real),
+            WHOLE_API_CAST(unsigned long, cpu0), WHOLE_API_CAST(unsigned long, cpu1), f.has_counter,
             cal.method);
     fprintf(out, "version %d.%d.%d\n", TSC_TIMER_VERSION_MAJOR, TSC_TIMER_VERSION_MINOR,
             TSC_TIMER_VERSION_PATCH);
     /* The calibration setting, where the header gives it a value. */
 #if defined(TSC_TIMER_CALIBRATION_SECONDS)
-    fprintf(out, "calibration %.3f s\n", (double)TSC_TIMER_CALIBRATION_SECONDS);
+    fprintf(out, "calibration %.3f s\n", 1.0 * TSC_TIMER_CALIBRATION_SECONDS);
 #elif defined(TSC_CALIBRATION_SECONDS)
-    fprintf(out, "calibration %.3f s\n", (double)TSC_CALIBRATION_SECONDS);
+    fprintf(out, "calibration %.3f s\n", 1.0 * TSC_CALIBRATION_SECONDS);
 #endif
 #if defined(__cplusplus)
     {
@@ -116,7 +122,7 @@ static void use_keep(struct tsc_stats *st)
     ki += 1;
     kd *= 2.0;
     kp++;
-    ku += (uint64_t)ki;
+    ku += WHOLE_API_CAST(uint64_t, ki);
     TSC_KEEP(ki);
     TSC_KEEP(kd);
     TSC_KEEP(kp);
@@ -171,7 +177,8 @@ static void use_measure(FILE *out)
     sd = tsc_stats_stddev(&st);
     sum = tsc_stats_sum(&st);
     expect(lo <= p50 && p50 <= hi && sd >= 0, "min <= p50 <= max, sd >= 0");
-    expect(sum >= mean * (double)count * 0.999 && sum <= mean * (double)count * 1.001,
+    expect(sum >= mean * WHOLE_API_CAST(double, count) * 0.999 &&
+               sum <= mean * WHOLE_API_CAST(double, count) * 1.001,
            "sum == mean * count");
     tsc_stats_print(&st, "st", out);
     rc = tsc_stats_print_flags(&st, WHOLE_API_NULL, out,
@@ -186,7 +193,8 @@ static void use_measure(FILE *out)
     expect(rc == 0, "the regions calls return 0");
     total = tsc_regions_total(&r);
     tsc_regions_print(&r, out);
-    fprintf(out, "regions: %.0f ticks, at most %d regions\n", (double)total, TSC_REGIONS_MAX);
+    fprintf(out, "regions: %.0f ticks, at most %d regions\n", WHOLE_API_CAST(double, total),
+            TSC_REGIONS_MAX);
 }
 
 /* Microbenchmarks (C99 and C++: TSC_BENCH declares its loop variables). */
