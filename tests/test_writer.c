@@ -43,8 +43,8 @@ static int stalled;
 
 static uint64_t stall_hook(uint64_t t)
 {
-    if (staller && !stalled && tsc__g.last_ns != stall_from_last_ns) {
-        stalled = 1;
+    if (staller && !__atomic_load_n(&stalled, __ATOMIC_RELAXED) &&
+        tsc__g.last_ns != stall_from_last_ns) {
         __atomic_store_n(&stalled, 1, __ATOMIC_RELEASE);
         sleep_until(mono_ns() + stall_ns);
         return tsc_ticks_before();
