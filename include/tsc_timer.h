@@ -3841,7 +3841,9 @@ TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
     now = tsc_now_ns(); /* sets the clock up where it is not yet */
     if (!tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS))
         return realtime ? tsc__os_ns(1) : now; /* not set up (re-entered): now */
-    if (t >= v[TSC__L_SWITCH])
+    /* (the first line has no switch point, 0: a stamp from before its
+     * base, taken before the clock was set up, goes to the records) */
+    if (t >= v[TSC__L_SWITCH] && t >= v[TSC__L_CUR])
         ns = tsc__clock_line(v + TSC__L_CUR, t);
     else if (t >= v[TSC__L_PREV])
         ns = tsc__clock_line(v + TSC__L_PREV, t);

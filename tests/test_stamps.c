@@ -211,9 +211,44 @@ static void test_the_last_62_records_are_kept(void **state)
 }
 #endif
 
+/* Stamps taken before tsc_init() (and before anything set the clock up),
+ * 10 ms apart, convert as the header says: extrapolated back from the
+ * first line at the current rate, so 10 ms apart (within each stamp's
+ * CLOCK_MONOTONIC bracket, 0.1 % of the span for the rate and 2 us for the
+ * first line's placement), not 0 ms apart as stamps clamped to the line's
+ * start would. main() takes them before the first test. */
+static uint64_t early[2], early_lo[2], early_hi[2];
+
+static void take_early_stamps(void)
+{
+    int i;
+    for (i = 0; i < 2; i++) {
+        if (i)
+            sleep_ns(10000000);
+        early_lo[i] = os_ns(CLOCK_MONOTONIC);
+        early[i] = tsc_clock_ticks();
+        early_hi[i] = os_ns(CLOCK_MONOTONIC);
+    }
+}
+
+static void test_stamps_taken_before_init_convert_extrapolated(void **state)
+{
+    uint64_t got, lo = early_lo[1] - early_hi[0], hi = early_hi[1] - early_lo[0], slack;
+    (void)state;
+    tsc_init();
+    got = tsc_clock_ticks_to_ns(early[1]) - tsc_clock_ticks_to_ns(early[0]);
+    slack = hi / 1000u + 2000u;
+    print_message("two stamps taken before tsc_init(): %.3f ms apart, CLOCK_MONOTONIC "
+                  "[%.3f, %.3f] ms\n", (double)got * 1e-6, (double)lo * 1e-6, (double)hi * 1e-6);
+    EXPECT(got + slack >= lo && got <= hi + slack,
+           "stamps %.3f ms apart by CLOCK_MONOTONIC converted %.3f ms apart", (double)lo * 1e-6,
+           (double)got * 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stamps_taken_before_init_convert_extrapolated),
         cmocka_unit_test(test_stored_stamps_convert_to_what_the_clock_read_then),
         cmocka_unit_test(test_a_stamp_never_converts_past_now),
 #if !defined(TSC_TIMER_FORCE_FALLBACK)
@@ -221,5 +256,6 @@ int main(void)
         cmocka_unit_test(test_the_last_62_records_are_kept),
 #endif
     };
+    take_early_stamps();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
