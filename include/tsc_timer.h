@@ -349,7 +349,9 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks);
  * above. */
 TSC__FN uint64_t tsc_now_ns(void);
 /* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
- * realtime - monotonic offset measured at the last resync. */
+ * realtime - monotonic offset, re-measured at each resync and changed only
+ * where it moved by more than its measurement's width (a step of
+ * CLOCK_REALTIME), so that noise does not move realtime readings. */
 TSC__FN uint64_t tsc_now_realtime_ns(void);
 /* Measures the clock's offset and rate against the system clock and steers
  * the line towards it (bounded slew, never a step back). Call it about once
@@ -3565,8 +3567,8 @@ TSC__FN uint64_t tsc__clock_floor(const uint64_t *v, uint64_t mono)
 }
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC from the narrowest of n
- * mono|real|mono readings. */
-TSC__FN uint64_t tsc__os_real_offset(int n)
+ * mono|real|mono readings; *width (if not NULL) that bracket's width. */
+TSC__FN uint64_t tsc__os_real_offset(int n, uint64_t *width)
 {
     uint64_t narrow = UINT64_MAX, off = 0, m0, r, m1;
     int i;
@@ -3579,20 +3581,24 @@ TSC__FN uint64_t tsc__os_real_offset(int n)
             off = r - (m0 + narrow / 2);
         }
     }
+    if (width)
+        *width = narrow;
     return off;
 }
 
 /* Where the line should be: the narrowest of 16 counter|clock|counter
  * brackets gives *mid (the counter at its middle) and *mono (the
  * monotonic clock there, ns); the narrowest of 16 mono|real|mono reads
- * gives *real_off. Returns the bracket's width in ticks. */
-TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off)
+ * gives *real_off, within *real_w / 2. Returns the bracket's width in
+ * ticks. */
+TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real_off,
+                                   uint64_t *real_w)
 {
     uint64_t best = tsc__narrowest_bracket(mid, mono);
 #if defined(TSC__WINDOWS)
     *mono = tsc__qpc_ns(*mono);
 #endif
-    *real_off = tsc__os_real_offset(16);
+    *real_off = tsc__os_real_offset(16, real_w);
     return best;
 }
 
@@ -3602,7 +3608,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 {
     uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
     double mul = TSC__CAST(double, ns_per_tick[0]) + TSC__CAST(double, ns_per_tick[1]) / TSC__2P64;
-    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off);
+    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off, TSC__NULL);
     tsc__g.ref_mid = mid;
     tsc__g.ref_ns = tsc__g.last_ns = mono;
     tsc__g.rate = tsc__dbits(mul);
@@ -3824,7 +3830,7 @@ TSC__FN uint64_t tsc__clock_real_offset(void)
             return off;
     }
 #endif
-    return tsc__os_real_offset(8);
+    return tsc__os_real_offset(8, TSC__NULL);
 }
 
 TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
@@ -3944,7 +3950,7 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
 
 TSC__FN int tsc_clock_resync(void)
 {
-    uint64_t mid = 0, mono = 0, off = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at;
+    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at;
     double rate, h;
     uint32_t mine, s0;
     int i, rc = -EAGAIN;
@@ -3963,7 +3969,7 @@ TSC__FN int tsc_clock_resync(void)
     }
     /* 1. Measured with readers running: only a clean, narrow bracket counts. */
     for (i = 0; i < 4 && w > 2 * tsc__g.narrow + 64; i++)
-        w = tsc__clock_sample(&mid, &mono, &off);
+        w = tsc__clock_sample(&mid, &mono, &off, &offw);
     if (w > 2 * tsc__g.narrow + 64) {
         /* Widen the bar a little, so a machine that stays slower (a VM
          * moved to another host) is accepted again after a few tries. */
@@ -3990,7 +3996,12 @@ TSC__FN int tsc_clock_resync(void)
         tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR,
                          tsc__clock_floor(v, at));
         v[TSC__L_SWITCH] = ts;
-        v[TSC__L_REAL] = off;
+        /* The realtime offset changes only where CLOCK_REALTIME is stepped
+         * (NTP slews both clocks alike): one within its measurement's
+         * width of the last is kept, so realtime readings do not move by
+         * the measurement's noise at each resync. */
+        if (off - v[TSC__L_REAL] + offw > 2 * offw)
+            v[TSC__L_REAL] = off;
         v[TSC__L_AHEAD] = (TSC__CAST(int64_t, v[TSC__L_CUR + 1] - at) > 0 ? v[TSC__L_CUR + 1] - at : 0) +
                           TSC__CAST(uint64_t, TSC__CAST(double, w) * rate) + TSC__AHEAD_NS;
         v[TSC__L_MONO] = at;
