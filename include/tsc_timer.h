@@ -1610,13 +1610,16 @@ TSC__FN int tsc__latch_in_use(uint32_t s, uint32_t i)
     return s != 0 && (i == TSC__SEQ_LIVE(s) || ((s & TSC__PENDING) && i == TSC__SEQ_PENDING_COPY(s)));
 }
 
-/* Reserves a copy of latch *seq for the writer holding claim word `mine`:
- * one readers do not use, not reserved, except by a writer of another
- * process (the parent, before fork) or, where nothing else is free, more
- * than 10 s ago (a thread that died in the middle of its stores). Only its
- * reserver can make a copy the one in force, so once reserved and seen not
- * in use, it stays unused by readers. The copy number, or -1 (none free). */
-TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine)
+/* Reserves a copy of latch *seq for the writer holding claim word `mine`,
+ * which took its claim at OS time `now` (ns): one readers do not use, not
+ * reserved, except by a writer of another process (the parent, before
+ * fork) or, where nothing else is free, more than 10 s before (a thread
+ * that died in the middle of its stores). Only its reserver can make a copy
+ * the one in force, so once reserved and seen not in use, it stays unused
+ * by readers. No system call: it runs inside the publication's 25 us. The
+ * copy number, or -1 (none free). */
+TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine,
+                               uint64_t now)
 {
     uint32_t me = tsc__pid(), w, i, pass;
     uint64_t since;
@@ -1627,7 +1630,7 @@ TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint3
             w = TSC__LD32(&o->own[i]);
             if (w != 0 && (w & TSC__PID_MASK) == me) {
                 since = TSC__LD64(&o->since[i]);
-                if (pass == 0 || since == 0 || tsc__os_ns_safe(0) - since < 10 * TSC__STALE_NS)
+                if (pass == 0 || since == 0 || now < since || now - since < 10 * TSC__STALE_NS)
                     continue;
             }
             if (!tsc__cas32(&o->own[i], w, mine))
@@ -1636,7 +1639,7 @@ TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint3
                 tsc__cas32(&o->own[i], mine, 0);
                 continue;
             }
-            TSC__ST64(&o->since[i], tsc__os_ns_safe(0) | 1u);
+            TSC__ST64(&o->since[i], now | 1u);
             return TSC__CAST(int, i);
         }
     return -1;
@@ -1677,14 +1680,16 @@ TSC__FN void tsc__latch_fill(uint64_t *copies, int stride, int i, const uint64_t
 }
 
 /* Publishes v (`words` words) as the holder of the latch's writer claim
- * (claim word mine), who saw the counter at s0 when it took the claim:
+ * (claim word mine, taken at OS time `since`), who saw the counter at s0
+ * when it took the claim:
  * fills a reserved copy, then makes it the one in force with one CAS from
  * s0, which fails where the claim was taken over meanwhile (the counter
  * advanced). 0, or -EAGAIN (nothing changed for readers). */
 TSC__FN int tsc__latch_put(uint32_t *seq, struct tsc__owners *o, uint64_t *copies, int stride,
-                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine)
+                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine,
+                           uint64_t since)
 {
-    int i = tsc__latch_reserve(seq, o, mine), ok;
+    int i = tsc__latch_reserve(seq, o, mine, since), ok;
     if (i < 0)
         return -EAGAIN;
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
@@ -2765,7 +2770,7 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
     s0 = TSC__LD32(&tsc__g.fseq);
     if (!only_if_first || s0 == 0)
         done = tsc__latch_put(&tsc__g.fseq, &tsc__g.fown, &tsc__g.f[0][0], TSC__F_STRIDE,
-                              TSC__F_WORDS, v, 0, s0, mine) == 0 ? 1 : -EAGAIN;
+                              TSC__F_WORDS, v, 0, s0, mine, TSC__LD64(&tsc__g.fw.since)) == 0 ? 1 : -EAGAIN;
     tsc__claim_release(&tsc__g.fw, TSC__TLS_FW, mine);
     return done;
 }
@@ -3621,7 +3626,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
     v[TSC__L_MONO] = mono;
     v[TSC__L_CAP] = UINT64_MAX;
     if (tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS, v,
-                       1, 0, mine) == 0)
+                       1, 0, mine, TSC__LD64(&tsc__g.cw.since)) == 0)
         tsc__clock_record(mid, mono);
 }
 
@@ -3928,7 +3933,8 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
 TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint32_t mine)
 {
     uint32_t ann, pub;
-    int i = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine), rc = -EAGAIN;
+    int i = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine, TSC__LD64(&tsc__g.cw.since)),
+        rc = -EAGAIN;
     if (i < 0)
         return -EAGAIN;
     ann = s0 | TSC__PENDING | TSC__CAST(uint32_t, i) << 2;

@@ -368,7 +368,7 @@ static void shift(int64_t line, int64_t real)
     }
     v[TSC__L_REAL] += (uint64_t)real;
     EXPECT(tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS,
-                          v, 1, s0, mine) == 0, "the shifted line is published");
+                          v, 1, s0, mine, tsc__g.cw.since) == 0, "the shifted line is published");
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
 }
 
@@ -646,6 +646,29 @@ struct handover {
     uint64_t worst;  /* the most a reading was earlier than the stamp */
 };
 
+/* The stamp handed over: an 8-byte atomic where the target has one, else
+ * (rv32, ppc32) a mutex, whose unlock and lock order it as well. */
+#if defined(__LP64__) || defined(_WIN64)
+static void stamp_put(struct handover *h, uint64_t v) { __atomic_store_n(&h->stamp, v, __ATOMIC_RELEASE); }
+static uint64_t stamp_get(struct handover *h) { return __atomic_load_n(&h->stamp, __ATOMIC_ACQUIRE); }
+#else
+static pthread_mutex_t stamp_lock = PTHREAD_MUTEX_INITIALIZER;
+static void stamp_put(struct handover *h, uint64_t v)
+{
+    pthread_mutex_lock(&stamp_lock);
+    h->stamp = v;
+    pthread_mutex_unlock(&stamp_lock);
+}
+static uint64_t stamp_get(struct handover *h)
+{
+    uint64_t v;
+    pthread_mutex_lock(&stamp_lock);
+    v = h->stamp;
+    pthread_mutex_unlock(&stamp_lock);
+    return v;
+}
+#endif
+
 static uint64_t handover_read(int which)
 {
     return which == 0 ? tsc_now_ns() : which == 1 ? tsc_clock_ticks() : tsc_now_realtime_ns();
@@ -655,7 +678,7 @@ static void *handover_writer(void *p)
 {
     struct handover *h = (struct handover *)p;
     while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
-        __atomic_store_n(&h->stamp, handover_read(h->which), __ATOMIC_RELEASE);
+        stamp_put(h, handover_read(h->which));
     return NULL;
 }
 
@@ -688,7 +711,7 @@ static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void *
         do {
             int i;
             for (i = 0; i < 256; i++) {
-                x = __atomic_load_n(&h.stamp, __ATOMIC_ACQUIRE);
+                x = stamp_get(&h);
                 y = handover_read(which);
                 if (y < x) {
                     h.earlier++;
@@ -703,6 +726,16 @@ static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void *
         print_message("%s: %ld readings after a loaded stamp, %ld earlier (by up to %llu), "
                       "%ld resyncs\n", names[which], h.handed, h.earlier,
                       (unsigned long long)h.worst, h.resyncs);
+#if defined(__loongarch__)
+        /* qemu-loongarch64 computes rdtime.d from the host's TSC read in a
+         * helper that no guest barrier orders (dbar becomes MFENCE, which
+         * does not order RDTSC): the emulator's counter itself is unordered
+         * across threads there, so emulated runs report and go on. */
+        if (getenv("TSC_TEST_EMULATED")) {
+            print_message("(emulated LoongArch: not checked)\n");
+            continue;
+        }
+#endif
         EXPECT(h.earlier == 0, "%s: %ld of %ld readings were earlier than the stamp loaded "
                "before them, by up to %llu", names[which], h.earlier, h.handed,
                (unsigned long long)h.worst);

@@ -89,7 +89,7 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
         for (i = 0; i < WORDS; i++)
             v[i] = word(gen, i);
         failed += tsc__latch_put(&seq, &owners, &copies[0][0], STRIDE, WORDS, v, 0,
-                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine) != 0;
+                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine, 1) != 0;
         if (gen % 1024 == 0)
             sched_yield();
     }
