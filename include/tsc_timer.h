@@ -1,8 +1,27 @@
-/* tsc_timer.h 1.2.0 - cheap, correctly ordered timestamps and exact tick conversion.
+/* tsc_timer.h 1.3.0 - cheap, correctly ordered timestamps and exact tick conversion.
  * SPDX-License-Identifier: MIT
  *
  * One header, C90 or later and C++11 or later, no build step, no library to
  * link (libm included), no macro needed to use it.
+ *
+ * ONE FILE OR MANY. Included as it is, every function is static in each
+ * file that includes it: right for a program of one or a few files and for
+ * quick experiments, but each such file compiles the whole implementation
+ * (gcc -O2: +0.3 s and +11 KB of code for a file that times one region).
+ * In a program of many files, define TSC_TIMER_EXTERN for every file (on
+ * the command line, or in a header of yours included first) and, in
+ * exactly one file, TSC_TIMER_IMPLEMENTATION before the include:
+ *
+ *     // tsc_timer_impl.c, compiled with -DTSC_TIMER_EXTERN like the rest
+ *     #define TSC_TIMER_IMPLEMENTATION
+ *     #include "tsc_timer.h"
+ *
+ * Every other file then compiles the declarations and the hot paths inline
+ * (counter reads, conversion, the clock read, stats and trace updates:
+ * +22 ms and +0.4 KB for that file) and calls the rest, compiled once in
+ * that one file. Without it, or with it twice, the program fails to link,
+ * naming tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file. All
+ * files of a program use one mode and one set of configuration macros.
  *
  * CONTENTS
  *   1. Usage
@@ -124,7 +143,7 @@
 #define TSC_TIMER_H
 
 #define TSC_TIMER_VERSION_MAJOR 1
-#define TSC_TIMER_VERSION_MINOR 2
+#define TSC_TIMER_VERSION_MINOR 3
 #define TSC_TIMER_VERSION_PATCH 0
 
 #include <stddef.h>
@@ -149,6 +168,93 @@
 #define TSC__INLINE
 #endif
 #define TSC__FN static TSC__INLINE
+
+/* How it is included. Without a macro, every function is static in every
+ * file that includes it. With TSC_TIMER_EXTERN in every file of a program
+ * (TSC_TIMER_IMPLEMENTATION implies it) and TSC_TIMER_IMPLEMENTATION in
+ * exactly one, each file compiles the declarations and the hot paths
+ * inline (counter reads, conversion, the clock read, stats and trace
+ * updates), and that one file everything else, once: TSC__API marks the
+ * functions compiled once, TSC__IMPL the code only that file compiles. */
+#if defined(TSC_TIMER_EXTERN) || defined(TSC_TIMER_IMPLEMENTATION)
+#define TSC__EXTERN 1
+#define TSC__API
+#if defined(TSC_TIMER_IMPLEMENTATION)
+#define TSC__IMPL 1
+#else
+#define TSC__IMPL 0
+#endif
+#else
+#define TSC__API TSC__FN
+#define TSC__IMPL 1
+#endif
+
+/* Names that hold the version and configuration: a program whose parts
+ * were built with different versions (or modes) of this header keeps one
+ * state per version, and the compiled-once functions of one are never
+ * called by the other. */
+#define TSC__CAT2(a, b) a##b
+#define TSC__CAT(a, b) TSC__CAT2(a, b)
+#if defined(TSC_TIMER_FORCE_FALLBACK)
+#define TSC__CFG _f
+#elif defined(TSC_TIMER_NO_RDTSCP)
+#define TSC__CFG _n
+#else
+#define TSC__CFG _d
+#endif
+#define TSC__VNAME(p)                                                        \
+    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(p, TSC_TIMER_VERSION_MAJOR), _), \
+             TSC_TIMER_VERSION_MINOR), _), TSC_TIMER_VERSION_PATCH), TSC__CFG)
+#if defined(TSC__EXTERN)
+/* (the compiled-once functions, public and private, by versioned names) */
+#define tsc_bench_get_result TSC__VNAME(tsc_bench_get_result_v)
+#define tsc_bench_init TSC__VNAME(tsc_bench_init_v)
+#define tsc_bench_print TSC__VNAME(tsc_bench_print_v)
+#define tsc_bench_set_budget TSC__VNAME(tsc_bench_set_budget_v)
+#define tsc_bench_write TSC__VNAME(tsc_bench_write_v)
+#define tsc_calibrate TSC__VNAME(tsc_calibrate_v)
+#define tsc_clock_resync TSC__VNAME(tsc_clock_resync_v)
+#define tsc_clock_ticks_to_ns TSC__VNAME(tsc_clock_ticks_to_ns_v)
+#define tsc_clock_ticks_to_realtime_ns TSC__VNAME(tsc_clock_ticks_to_realtime_ns_v)
+#define tsc_counter_name TSC__VNAME(tsc_counter_name_v)
+#define tsc_current_calibration TSC__VNAME(tsc_current_calibration_v)
+#define tsc_get_features TSC__VNAME(tsc_get_features_v)
+#define tsc_get_trust TSC__VNAME(tsc_get_trust_v)
+#define tsc_init TSC__VNAME(tsc_init_v)
+#define tsc_regions_init TSC__VNAME(tsc_regions_init_v)
+#define tsc_regions_print TSC__VNAME(tsc_regions_print_v)
+#define tsc_regions_total TSC__VNAME(tsc_regions_total_v)
+#define tsc_stats_count TSC__VNAME(tsc_stats_count_v)
+#define tsc_stats_init TSC__VNAME(tsc_stats_init_v)
+#define tsc_stats_max TSC__VNAME(tsc_stats_max_v)
+#define tsc_stats_mean TSC__VNAME(tsc_stats_mean_v)
+#define tsc_stats_merge TSC__VNAME(tsc_stats_merge_v)
+#define tsc_stats_min TSC__VNAME(tsc_stats_min_v)
+#define tsc_stats_percentile TSC__VNAME(tsc_stats_percentile_v)
+#define tsc_stats_print TSC__VNAME(tsc_stats_print_v)
+#define tsc_stats_print_flags TSC__VNAME(tsc_stats_print_flags_v)
+#define tsc_stats_stddev TSC__VNAME(tsc_stats_stddev_v)
+#define tsc_stats_sum TSC__VNAME(tsc_stats_sum_v)
+#define tsc_trace_add TSC__VNAME(tsc_trace_add_v)
+#define tsc_trace_dropped TSC__VNAME(tsc_trace_dropped_v)
+#define tsc_trace_init TSC__VNAME(tsc_trace_init_v)
+#define tsc_trace_write_json TSC__VNAME(tsc_trace_write_json_v)
+#define tsc_trust_measure_skew TSC__VNAME(tsc_trust_measure_skew_v)
+#define tsc__after_slow TSC__VNAME(tsc__after_slow_v)
+#define tsc__before_slow TSC__VNAME(tsc__before_slow_v)
+#define tsc__bench_account TSC__VNAME(tsc__bench_account_v)
+#define tsc__clock_first TSC__VNAME(tsc__clock_first_v)
+#define tsc__clock_os TSC__VNAME(tsc__clock_os_v)
+#define tsc__clock_slow TSC__VNAME(tsc__clock_slow_v)
+#define tsc__clock_ticks_slow TSC__VNAME(tsc__clock_ticks_slow_v)
+#define tsc__detect_mode TSC__VNAME(tsc__detect_mode_v)
+#define tsc__end_cpu TSC__VNAME(tsc__end_cpu_v)
+#define tsc__freq_first TSC__VNAME(tsc__freq_first_v)
+#define tsc__log_ticks TSC__VNAME(tsc__log_ticks_v)
+#define tsc__log_timestamp TSC__VNAME(tsc__log_timestamp_v)
+#define tsc__measure_overhead TSC__VNAME(tsc__measure_overhead_v)
+#define tsc__os_ns TSC__VNAME(tsc__os_ns_v)
+#endif
 
 /* Casts that C++'s -Wold-style-cast accepts, in the header and in the
  * user's files where its macros expand: TSC__CAST converts a value (or
@@ -242,7 +348,7 @@ struct tsc_regions {
  * forbids the counter, -ENODEV where there is none (the OS clock is then in
  * use, and everything works on it); -EAGAIN when called from a signal
  * handler that interrupted the library's own one-time work. */
-TSC__FN int tsc_init(void);
+TSC__API int tsc_init(void);
 
 /* --- counter reads ----------------------------------------------------- */
 
@@ -261,11 +367,11 @@ TSC__FN uint64_t tsc_ticks_before_cpu(uint32_t *cpu);
 /* Which counter this process reads and how it is fenced, e.g.
  * "x86 TSC (LFENCE;RDTSC;LFENCE / RDTSCP;LFENCE)", or why the OS clock is
  * read instead ("OS clock (RDTSC forbidden by prctl PR_SET_TSC)"). */
-TSC__FN const char *tsc_counter_name(void);
+TSC__API const char *tsc_counter_name(void);
 /* CPU and OS facts about the counter. CPUID runs once per call (costs
  * microseconds in a VM); the OS permission is the answer cached when the
  * counter was chosen. */
-TSC__FN struct tsc_features tsc_get_features(void);
+TSC__API struct tsc_features tsc_get_features(void);
 /* The former name, kept: tsc_features() is tsc_get_features(). */
 #define tsc_features() tsc_get_features()
 
@@ -289,7 +395,7 @@ struct tsc_trust {
  * Thread-safe; every caller gets the same verdict. tsc_trust() calls it: a
  * function of the struct's name would hide the struct in C++ (as
  * tsc_features() and tsc_bench_result() do). */
-TSC__FN struct tsc_trust tsc_get_trust(void);
+TSC__API struct tsc_trust tsc_get_trust(void);
 #define tsc_trust() tsc_get_trust()
 /* Moves the calling thread across every CPU it may run on (Linux), compares
  * each CPU's counter with CLOCK_MONOTONIC and stores in *bound_ticks a bound
@@ -297,7 +403,7 @@ TSC__FN struct tsc_trust tsc_get_trust(void);
  * is restored. Milliseconds. 0; -EINVAL for a NULL bound_ticks; -ENOSYS off
  * Linux; another negative errno where the affinity could not be read or
  * restored. */
-TSC__FN int tsc_trust_measure_skew(uint64_t *bound_ticks);
+TSC__API int tsc_trust_measure_skew(uint64_t *bound_ticks);
 
 /* --- frequency and conversion ------------------------------------------ */
 
@@ -311,10 +417,10 @@ TSC__FN double tsc_ticks_per_second(void);
  * NULL out, and then nothing changes; -EAGAIN when it could not publish (a
  * signal handler that interrupted another publication; the result is still
  * in *out). */
-TSC__FN int tsc_calibrate(double seconds, struct tsc_calibration *out);
+TSC__API int tsc_calibrate(double seconds, struct tsc_calibration *out);
 /* The calibration behind the frequency in use (calibrating if none yet).
  * 0, or -EINVAL for a NULL out. */
-TSC__FN int tsc_current_calibration(struct tsc_calibration *out);
+TSC__API int tsc_current_calibration(struct tsc_calibration *out);
 /* Ticks to nanoseconds, rounded to nearest: within 1 ns of ticks*1e9/Hz for
  * every 64-bit input, UINT64_MAX where the result does not fit. A 128-bit
  * multiply; ~1-2 ns. */
@@ -358,7 +464,7 @@ TSC__FN uint64_t tsc_now_realtime_ns(void);
  * a second, from any thread. 0; -EAGAIN when no clean measurement could be
  * taken (a loaded machine) or another resync is running (this one then
  * does nothing). 0 at once where the counter is the OS clock. */
-TSC__FN int tsc_clock_resync(void);
+TSC__API int tsc_clock_resync(void);
 /* The same readings with the bare counter read (a plain RDTSC on x86, no
  * ISB on AArch64, the ordered read elsewhere), ~8 ns cheaper on x86. Within
  * one thread they never go back either, and they agree with the ordered
@@ -385,13 +491,13 @@ TSC__FN uint64_t tsc_now_realtime_ns_unordered(void);
  * are its nanoseconds. The realtime form adds the current realtime offset. */
 TSC__FN uint64_t tsc_clock_ticks(void);
 TSC__FN uint64_t tsc_clock_ticks_unordered(void);
-TSC__FN uint64_t tsc_clock_ticks_to_ns(uint64_t ticks);
-TSC__FN uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks);
+TSC__API uint64_t tsc_clock_ticks_to_ns(uint64_t ticks);
+TSC__API uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks);
 
 /* --- statistics -------------------------------------------------------- */
 
 /* Empties s. Costs a 30 KiB memset. */
-TSC__FN void tsc_stats_init(struct tsc_stats *s);
+TSC__API void tsc_stats_init(struct tsc_stats *s);
 /* Records one sample. O(1): a handful of adds, one multiply, one counter
  * increment (bench/bench_stats.c measures it). A NULL s records nothing. */
 TSC__FN void tsc_stats_add(struct tsc_stats *s, uint64_t ticks);
@@ -407,30 +513,30 @@ TSC__FN int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0
  * 1/128 of the exact one (the bucket's midpoint, clamped to [min, max]).
  * 0 for an empty object, p outside [0, 100], NaN or a NULL s. Walks the
  * histogram: microseconds, not for the hot path. */
-TSC__FN uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p);
+TSC__API uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p);
 /* Adds every sample of `from` to `into`, migrations included (exact;
  * into == from doubles it). */
-TSC__FN void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from);
+TSC__API void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from);
 /* Count, min, max (0 when empty), the total of all samples (exact up to the
  * double's 53 bits), mean and population standard deviation (0 when
  * empty), in ticks. The deviation comes from the exact integer sums, so
  * samples far from zero with a tiny spread lose nothing. */
-TSC__FN uint64_t tsc_stats_count(const struct tsc_stats *s);
-TSC__FN uint64_t tsc_stats_min(const struct tsc_stats *s);
-TSC__FN uint64_t tsc_stats_max(const struct tsc_stats *s);
-TSC__FN double tsc_stats_sum(const struct tsc_stats *s);
-TSC__FN double tsc_stats_mean(const struct tsc_stats *s);
-TSC__FN double tsc_stats_stddev(const struct tsc_stats *s);
+TSC__API uint64_t tsc_stats_count(const struct tsc_stats *s);
+TSC__API uint64_t tsc_stats_min(const struct tsc_stats *s);
+TSC__API uint64_t tsc_stats_max(const struct tsc_stats *s);
+TSC__API double tsc_stats_sum(const struct tsc_stats *s);
+TSC__API double tsc_stats_mean(const struct tsc_stats *s);
+TSC__API double tsc_stats_stddev(const struct tsc_stats *s);
 /* Prints a table in ticks and ns (min, p50, p90, p99, p99.9, max, mean +- sd,
  * count) and a histogram of up to 16 log-spaced rows to out. */
-TSC__FN void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out);
+TSC__API void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out);
 /* Flags of tsc_stats_print_flags. TSC_PRINT_SUB_OVERHEAD subtracts
  * tsc_overhead_ticks() from every value shown, floored at 0 (the mean is
  * that of the floored samples; the deviation, the raw samples'). */
 #define TSC_PRINT_SUB_OVERHEAD 1u
 #define TSC_PRINT_NO_HISTOGRAM 2u /* the table only */
 /* As tsc_stats_print, with flags. 0, or -EINVAL for a NULL s or out. */
-TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
+TSC__API int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
                                   unsigned flags);
 
 /* --- regions ----------------------------------------------------------- */
@@ -438,7 +544,7 @@ TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, F
 /* Empties r and names regions 0 .. n-1 after names[] (may be NULL; the
  * strings must outlive r). 0, or -EINVAL for a NULL r or n outside
  * [1, TSC_REGIONS_MAX], changing nothing. */
-TSC__FN int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names);
+TSC__API int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names);
 /* Opens region id (one counter read). -EINVAL, changing nothing, for a bad
  * id or when a region is already open. */
 TSC__FN int tsc_region_start(struct tsc_regions *r, int id);
@@ -448,10 +554,10 @@ TSC__FN int tsc_region_stop(struct tsc_regions *r);
  * -EINVAL, changing nothing, for a bad id. */
 TSC__FN int tsc_region_switch(struct tsc_regions *r, int id);
 /* Sum of the regions' ticks (an open region's running time not included). */
-TSC__FN uint64_t tsc_regions_total(const struct tsc_regions *r);
+TSC__API uint64_t tsc_regions_total(const struct tsc_regions *r);
 /* Prints each region's entries, ticks, time (ns, us, ms or s, whichever
  * reads best) and share of the total. */
-TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out);
+TSC__API void tsc_regions_print(const struct tsc_regions *r, FILE *out);
 
 /* --- macros ------------------------------------------------------------ */
 
@@ -493,8 +599,6 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out);
  *     goes on with its next statement. To leave that loop, set a flag in the
  *     block and test it after.
  *   - `return`, `goto` or longjmp out of the block record nothing. */
-#define TSC__CAT2(a, b) a##b
-#define TSC__CAT(a, b) TSC__CAT2(a, b)
 #define TSC__MV(name) TSC__CAT(name, __LINE__)
 #define TSC_MEASURE(stats)                                                    \
     for (uint64_t TSC__MV(tsc__t0_) = tsc_ticks_before(), TSC__MV(tsc__once_) = 1; \
@@ -576,28 +680,28 @@ struct tsc_bench_result {
 
 /* Readies b for a run named name (the string must outlive b). 0, or
  * -EINVAL for a NULL b or name (b then runs nothing). */
-TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name);
+TSC__API int tsc_bench_init(struct tsc_bench *b, const char *name);
 /* The run's time budget, seconds, (0, 3600]. 0, or -EINVAL (unchanged). */
-TSC__FN int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
+TSC__API int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
 /* Fills *out. 0; -EAGAIN for a run that ended without a figure (the body
  * left its first batch, the budget ran out while sizing the batches, or
  * every batch changed CPU): *out then holds zeros but ops, seconds,
  * unstable = 1 and the reason; -EINVAL for NULL arguments or before any
  * run. tsc_bench_result(b, out) calls it: a function of the struct's name would
  * hide the struct in C++. */
-TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
+TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
 #define tsc_bench_result(b, out) tsc_bench_get_result((b), (out))
 /* Writes one markdown row | ns/op | op/s | err% | ticks/op | rel | name |
  * (the header first, the first time in the process). rel: this
  * benchmark's time relative to the first one printed (100 %). */
-TSC__FN void tsc_bench_print(const struct tsc_bench *b, FILE *out);
+TSC__API void tsc_bench_print(const struct tsc_bench *b, FILE *out);
 /* Writes n benchmarks as one whole document: TSC_BENCH_MARKDOWN (header,
  * rows, rel against the first), TSC_BENCH_CSV (header line, rows) or
  * TSC_BENCH_JSON (an array of objects). 0, or -EINVAL. */
 #define TSC_BENCH_MARKDOWN 0
 #define TSC_BENCH_CSV 1
 #define TSC_BENCH_JSON 2
-TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, int format);
+TSC__API int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, int format);
 
 #define TSC_BENCH(b)                                                          \
     for (uint64_t TSC__MV(tsc__n_) = 0, TSC__MV(tsc__go_) = tsc__bench_begin(b); \
@@ -689,7 +793,7 @@ struct tsc_trace {
  * one-time work of tsc_init, about 2 ms). 0, or -EINVAL for a NULL t or mem or memory
  * too small for one event; t (if not NULL) is then a trace with no room,
  * which counts every event as dropped. */
-TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name);
+TSC__API int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name);
 
 /* Records the block [start, end], stamps of tsc_clock_ticks() taken by the
  * caller, for code that cannot use TSC_TRACE; name as TSC_TRACE's. Call it
@@ -698,11 +802,11 @@ TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const c
  * recording nothing, for a NULL t or name, end < start, end == 0, or a
  * block that starts before a TSC_TRACE block still open around the call
  * (the two would overlap without nesting). */
-TSC__FN int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start, uint64_t end);
+TSC__API int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start, uint64_t end);
 
 /* Events that did not fit in t (blocks and tsc_trace_add calls); 0 for a
  * NULL t. */
-TSC__FN uint64_t tsc_trace_dropped(const struct tsc_trace *t);
+TSC__API uint64_t tsc_trace_dropped(const struct tsc_trace *t);
 
 /* Writes traces[0 .. n-1] to out as one JSON document (see above); trace i
  * is "tid" i + 1. Events still open (a block left by return or goto) are
@@ -710,7 +814,7 @@ TSC__FN uint64_t tsc_trace_dropped(const struct tsc_trace *t);
  * tens of nanoseconds an event, plus the stream's cost. 0; -EINVAL for a
  * NULL out, n < 0, or a NULL traces or traces[i] (nothing written); -EIO
  * when the stream reports an error. */
-TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n);
+TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n);
 
 /* TSC_TRACE(t, name) { ... } records the block as one event of trace t (a
  * struct tsc_trace *, evaluated twice: pass a plain pointer) named name (a
@@ -797,6 +901,23 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
 #define TSC__UNLIKELY(x) (x)
 #define TSC__SLOW static __declspec(noinline)
 #define TSC__OUTLINE static __declspec(noinline)
+#endif
+/* Out-of-line work the hot paths and the macros call: static with the rest
+ * in one-file use, compiled once (external, versioned names) otherwise. */
+#if !defined(TSC__EXTERN) && defined(__clang__)
+/* (no warning where only a macro the file does not use calls it: `unused`
+ * to gcc, inline to clang, which warns of `unused` on a used function) */
+#define TSC__COLD static TSC__INLINE __attribute__((noinline, cold))
+#elif !defined(TSC__EXTERN) && defined(TSC__GNU)
+#define TSC__COLD static __attribute__((noinline, cold, unused))
+#elif !defined(TSC__EXTERN)
+#define TSC__COLD static TSC__INLINE __declspec(noinline)
+#elif defined(TSC__GNU)
+#define TSC__COLD __attribute__((noinline, cold))
+#elif defined(_MSC_VER)
+#define TSC__COLD __declspec(noinline)
+#else
+#define TSC__COLD
 #endif
 /* The clock's hot paths, inlined into each public form: out of line, the
  * ordered tsc_now_ns() spilled registers around its counter read (+5 ns). */
@@ -938,16 +1059,6 @@ TSC__FN void tsc__keep_ptr(const volatile void *p) { tsc__keep_fn(p); }
 /* The state's symbol name: the version and the configuration are in it, so
  * two versions (or configurations) of this header in one program each have
  * their own state instead of sharing one of another layout. */
-#if defined(TSC_TIMER_FORCE_FALLBACK)
-#define TSC__CFG _f
-#elif defined(TSC_TIMER_NO_RDTSCP)
-#define TSC__CFG _n
-#else
-#define TSC__CFG _d
-#endif
-#define TSC__VNAME(p)                                                        \
-    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(p, TSC_TIMER_VERSION_MAJOR), _), \
-             TSC_TIMER_VERSION_MINOR), _), TSC_TIMER_VERSION_PATCH), TSC__CFG)
 #define tsc__g TSC__VNAME(tsc__g_v)
 #define tsc__tls TSC__VNAME(tsc__tls_v)
 
@@ -1182,6 +1293,7 @@ enum {
     TSC__SRC_STATED_WRONG_ENDPOINTS
 };
 
+#if TSC__IMPL
 TSC__FN const char *tsc__method_name(uint64_t src)
 {
     static const char *const names[] = {
@@ -1200,6 +1312,7 @@ TSC__FN const char *tsc__method_name(uint64_t src)
         "measured from the end points alone (no clean samples): the stated frequency was wrong"};
     return src < sizeof names / sizeof names[0] ? names[src] : "unknown";
 }
+#endif
 
 /* --- the process-wide state ------------------------------------------- */
 
@@ -1291,7 +1404,13 @@ __attribute__((aligned(64))) /* cache lines of its own */
 #endif
 ;
 
-#if defined(_MSC_VER) || defined(__MINGW32__) || defined(__CYGWIN__)
+#if defined(TSC__EXTERN)
+/* One definition, in the file with TSC_TIMER_IMPLEMENTATION: a program
+ * without it, or with two, fails to link with this symbol's name. */
+#undef tsc__g
+#define tsc__g TSC__VNAME(tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file_v)
+#define TSC__SHARED
+#elif defined(_MSC_VER) || defined(__MINGW32__) || defined(__CYGWIN__)
 #define TSC__SHARED __declspec(selectany)
 #else
 #define TSC__SHARED __attribute__((weak))
@@ -1303,6 +1422,7 @@ extern TSC__SHARED struct tsc__state tsc__g;
 #else
 extern struct tsc__state tsc__g;
 #endif
+#if TSC__IMPL
 #if defined(_MSC_VER) && !defined(__clang__)
 __declspec(align(64))
 #endif
@@ -1311,6 +1431,26 @@ TSC__SHARED struct tsc__state tsc__g = {};
 #else
 TSC__SHARED struct tsc__state tsc__g = {0};
 #endif
+#endif
+
+/* --- compiled once: what the hot paths and the macros call ------------- */
+
+TSC__COLD uint64_t tsc__os_ns(int realtime);
+TSC__COLD uint32_t tsc__detect_mode(void);
+TSC__COLD void tsc__freq_first(uint64_t v[TSC__F_WORDS]);
+TSC__COLD uint64_t tsc__measure_overhead(void);
+TSC__COLD uint64_t tsc__clock_ticks_slow(void);
+TSC__COLD int tsc__clock_os(void);
+TSC__COLD uint64_t tsc__clock_first(int realtime);
+TSC__COLD uint64_t tsc__after_slow(uint32_t *cpu);
+#if !defined(TSC__OSCLOCK)
+TSC__COLD uint64_t tsc__before_slow(void);
+TSC__COLD uint64_t tsc__clock_slow(uint64_t t, int realtime);
+#endif
+TSC__COLD uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint32_t cpu, uint64_t n);
+TSC__COLD void tsc__log_ticks(FILE *out, const char *name, uint64_t ticks);
+TSC__COLD void tsc__log_timestamp(FILE *out, const char *name, uint64_t ns);
+TSC__COLD int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int drop);
 
 /* --- the OS clock --------------------------------------------------------- */
 
@@ -1347,6 +1487,7 @@ typedef int32_t tsc__dtag;
 #endif
 struct tsc__dyn { tsc__dtag tag; uintptr_t val; };
 
+#if TSC__IMPL
 /* The number of symbols a GNU hash table covers: past the last chain's end. */
 TSC__FN uint32_t tsc__gnu_hash_count(const uint32_t *h)
 {
@@ -1420,7 +1561,9 @@ TSC__FN tsc__vdso_fn tsc__vdso(void)
     return f == 1 ? TSC__NULL : TSC__RCAST(tsc__vdso_fn, f);
 }
 #endif
+#endif
 
+#if TSC__IMPL
 /* The OS clock by a route that never re-enters user code: the system call
  * on Linux (no vDSO, no interposed clock_gettime), QPC on Windows. For
  * re-entrant callers, claim ages, and processes where RDTSC faults. */
@@ -1451,14 +1594,16 @@ TSC__FN uint64_t tsc__os_ns_safe(int realtime)
     return TSC__TS_NS(ts);
 #endif
 }
+#endif
 
 TSC__FN uint32_t tsc__mode(void);
 
+#if TSC__IMPL
 /* The OS clock in nanoseconds (monotonic, or realtime since 1970): on
  * Linux the vDSO's clock_gettime (never an interposed one), except where
  * RDTSC is forbidden (the vDSO reads the TSC and would fault too), else the
  * system call; elsewhere the C library's clock (QPC on Windows). */
-TSC__FN uint64_t tsc__os_ns(int realtime)
+TSC__COLD uint64_t tsc__os_ns(int realtime)
 {
 #if defined(TSC__VDSO)
     struct tsc__timespec ts;
@@ -1480,6 +1625,7 @@ TSC__FN uint64_t tsc__os_ns(int realtime)
     return TSC__TS_NS(ts);
 #endif
 }
+#endif
 
 /* The clock a measured frequency is calibrated against, in its own units,
  * and their rate: also the counter where the mode says the OS clock (ns;
@@ -1504,8 +1650,11 @@ TSC__FN double tsc__ref_hz(void)
 
 /* --- claims: one-time and writer work --------------------------------- */
 
+#if TSC__IMPL
 TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low);
+#endif
 
+#if TSC__IMPL
 /* Takes claim c for this thread: 1 taken (*mine is the word to release);
  * -1 this very thread holds it (a signal handler, or a call from inside
  * the work, re-entered: it must not wait); 0 another live thread of this
@@ -1564,6 +1713,7 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine,
     }
     return 0;
 }
+#endif
 
 /* --- the latch: readers never wait ------------------------------------- */
 
@@ -1575,12 +1725,14 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine,
 #define TSC__SEQ_LIVE(s) ((s) & 3u)
 #define TSC__SEQ_PENDING_COPY(s) (((s) >> 2) & 3u)
 #define TSC__SEQ_COUNT(s) (((s) >> 4) & 0x7FFFFFFu)
+#if TSC__IMPL
 /* s with its count advanced and bits 0-3 and 31 as `low` gives them. */
 TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low)
 {
     uint32_t c = ((s & 0x7FFFFFF0u) + 0x10u) & 0x7FFFFFF0u;
     return (c ? c : 0x10u) | low;
 }
+#endif
 
 /* Reads n words from word `first` of the copy the latch counter *seq names
  * (copy i at copies[i * stride]). 0 when nothing is published yet. Retries
@@ -1604,6 +1756,7 @@ TSC__FN int tsc__latch_get(const uint32_t *seq, const uint64_t *copies, int stri
     }
 }
 
+#if TSC__IMPL
 /* A copy of latch counter s that readers may use: in force, or announced. */
 TSC__FN int tsc__latch_in_use(uint32_t s, uint32_t i)
 {
@@ -1653,8 +1806,10 @@ TSC__FN void tsc__latch_unreserve(struct tsc__owners *o, int i, uint32_t mine)
         tsc__cas32(&o->own[i], mine, 0);
     }
 }
+#endif
 
 #if defined(TSC_TIMER_TEST_CHECKSUM)
+#if TSC__IMPL
 /* Test builds: a checksum of a copy's words, stored after them, so a test
  * can check that every copy it reads is whole. */
 TSC__FN uint64_t tsc__checksum(const uint64_t *v, int words)
@@ -1666,7 +1821,9 @@ TSC__FN uint64_t tsc__checksum(const uint64_t *v, int words)
     return h;
 }
 #endif
+#endif
 
+#if TSC__IMPL
 /* Fills copy i with v (words words; test builds add their checksum). */
 TSC__FN void tsc__latch_fill(uint64_t *copies, int stride, int i, const uint64_t *v, int words)
 {
@@ -1700,6 +1857,7 @@ TSC__FN int tsc__latch_put(uint32_t *seq, struct tsc__owners *o, uint64_t *copie
     tsc__latch_unreserve(o, i, mine);
     return ok ? 0 : -EAGAIN;
 }
+#endif
 
 /* --- x86: CPUID ---------------------------------------------------------- */
 
@@ -1734,6 +1892,7 @@ TSC__FN void tsc__cpuid_leaf(uint32_t leaf, uint32_t r[4])
     if (max[0] >= leaf)
         tsc__cpuid(leaf, r);
 }
+#if TSC__IMPL
 /* 1 on AMD (and Hygon) CPUs whose LFENCE may not be dispatch-serializing:
  * CPUID 0x80000021 EAX[2] clear and a family below 10h, where Linux (since
  * 2018) and Windows set MSR DE_CFG[1] on family 10h and later. */
@@ -1754,7 +1913,9 @@ TSC__FN int tsc__amd_needs_mfence(void)
     return fam < 0x10u;
 }
 #endif
+#endif
 
+#if TSC__IMPL
 /* 1 when the OS lets this thread read the hardware counter (Linux x86:
  * prctl(PR_GET_TSC), which is per thread). */
 TSC__FN int tsc__os_allows_counter(void)
@@ -1768,6 +1929,7 @@ TSC__FN int tsc__os_allows_counter(void)
     return 1;
 #endif
 }
+#endif
 
 /* --- counter reads ------------------------------------------------------ */
 
@@ -1934,6 +2096,7 @@ TSC__FN uint64_t tsc__native_read(void)
 }
 
 #if defined(TSC__X86)
+#if TSC__IMPL
 /* RDTSCP or LFENCE;RDTSC for the clock, whichever is cheaper here (the
  * development machine: 20.6 ns against 18.0; other CPUs the other way):
  * the faster of each one's best of 4 runs of 16 back-to-back reads. */
@@ -1951,11 +2114,13 @@ TSC__SLOW uint32_t tsc__pick_clock_read(void)
     return best[1] < best[0] ? TSC__CREAD_RDTSCP : TSC__CREAD_LFENCE;
 }
 #endif
+#endif
 
+#if TSC__IMPL
 /* Chooses once how this process reads the counter, with the reason. The
  * first thread to decide wins (the RDTSC permission is per thread, so
  * threads may disagree); all then agree on its answer. */
-TSC__SLOW uint32_t tsc__detect_mode(void)
+TSC__COLD uint32_t tsc__detect_mode(void)
 {
     uint32_t mode = TSC__MODE_NATIVE, why = 0, w;
 #if defined(TSC__OSCLOCK)
@@ -2005,6 +2170,7 @@ TSC__SLOW uint32_t tsc__detect_mode(void)
     TSC__ST32(&tsc__g.mode, mode);
     return mode;
 }
+#endif
 
 TSC__FN uint32_t tsc__mode(void)
 {
@@ -2013,7 +2179,8 @@ TSC__FN uint32_t tsc__mode(void)
 }
 
 #if !defined(TSC__OSCLOCK)
-TSC__SLOW uint64_t tsc__before_slow(void)
+#if TSC__IMPL
+TSC__COLD uint64_t tsc__before_slow(void)
 {
     uint32_t m = tsc__mode();
 #if defined(TSC__X86)
@@ -2028,6 +2195,7 @@ TSC__SLOW uint64_t tsc__before_slow(void)
         return tsc__ref_read();
     return tsc__native_read();
 }
+#endif
 #endif
 
 /* The CPU from an RDTSCP's TSC_AUX: Linux stores node << 12 | cpu there;
@@ -2045,7 +2213,8 @@ TSC__FN uint32_t tsc__aux_cpu(uint32_t aux)
 #endif
 }
 
-TSC__SLOW uint64_t tsc__after_slow(uint32_t *cpu)
+#if TSC__IMPL
+TSC__COLD uint64_t tsc__after_slow(uint32_t *cpu)
 {
     uint32_t m = tsc__mode(), aux = UINT32_MAX;
     uint64_t t;
@@ -2075,6 +2244,7 @@ TSC__SLOW uint64_t tsc__after_slow(uint32_t *cpu)
     }
     return t;
 }
+#endif
 
 TSC__FN uint64_t tsc_ticks_before(void)
 {
@@ -2153,7 +2323,8 @@ TSC__FN uint64_t tsc_ticks_before_cpu(uint32_t *cpu)
     return tsc_ticks_before();
 }
 
-TSC__FN const char *tsc_counter_name(void)
+#if TSC__IMPL
+TSC__API const char *tsc_counter_name(void)
 {
     uint32_t m = tsc__mode(), why = TSC__LD32(&tsc__g.why);
     (void)why;
@@ -2199,9 +2370,11 @@ TSC__FN const char *tsc_counter_name(void)
     return "unknown";
 #endif
 }
+#endif
 
 /* --- frequency: what registers and the OS state ------------------------ */
 
+#if TSC__IMPL
 /* The exact frequency where a register or the OS states it, else 0. */
 TSC__FN double tsc__architectural_hz(uint32_t *src)
 {
@@ -2274,7 +2447,7 @@ TSC__FN double tsc__architectural_hz(uint32_t *src)
 #endif
 }
 
-TSC__FN struct tsc_features tsc_get_features(void)
+TSC__API struct tsc_features tsc_get_features(void)
 {
     struct tsc_features f;
     uint32_t src = 0, mode = tsc__mode(), why = TSC__LD32(&tsc__g.why);
@@ -2331,6 +2504,7 @@ TSC__FN struct tsc_features tsc_get_features(void)
     f.frequency_is_architectural = f.architectural_hz > 0;
     return f;
 }
+#endif
 
 /* --- trust: the verdict on the counter ---------------------------------- */
 
@@ -2353,6 +2527,7 @@ enum {
     TSC__TR_LOONGARCH, TSC__TR_MACH, TSC__TR_QPC, TSC__TR_COUNT
 };
 
+#if TSC__IMPL
 TSC__FN struct tsc_trust tsc__trust_entry(uint32_t i)
 {
     static const struct tsc_trust t[TSC__TR_COUNT] = {
@@ -2381,8 +2556,10 @@ TSC__FN struct tsc_trust tsc__trust_entry(uint32_t i)
         {TSC_TRUST_OK, "QueryPerformanceCounter: the OS's counter"}};
     return t[i < TSC__CAST(uint32_t, TSC__TR_COUNT) ? i : 0];
 }
+#endif
 
 #if defined(TSC__X86)
+#if TSC__IMPL
 /* 1 when the space-separated list holds the word. */
 TSC__FN int tsc__trust_has_word(const char *list, const char *word)
 {
@@ -2395,8 +2572,10 @@ TSC__FN int tsc__trust_has_word(const char *list, const char *word)
     }
     return 0;
 }
+#endif
 
 #if defined(TSC__NR_OPENAT)
+#if TSC__IMPL
 /* The first line of a /sys file, without its newline; "" if unreadable.
  * By system calls: safe in a signal handler, no allocation. */
 TSC__FN void tsc__trust_line(const char *path, char *buf, int size)
@@ -2414,7 +2593,9 @@ TSC__FN void tsc__trust_line(const char *path, char *buf, int size)
         buf[--n] = '\0';
 }
 #endif
+#endif
 
+#if TSC__IMPL
 /* The TSC's verdict. The kernel's view: the current clocksource "tsc"
  * means it trusts the TSC (its watchdog would have switched away); "tsc"
  * gone from the available list means it marked the TSC unstable (failed
@@ -2462,7 +2643,9 @@ TSC__FN uint32_t tsc__trust_x86(void)
     return hv ? TSC__TR_HV_HIDDEN : TSC__TR_VAR_UNUSED;
 }
 #endif
+#endif
 
+#if TSC__IMPL
 TSC__SLOW uint32_t tsc__trust_compute(void)
 {
     uint32_t mode = tsc__mode(), why = TSC__LD32(&tsc__g.why);
@@ -2496,7 +2679,7 @@ TSC__SLOW uint32_t tsc__trust_compute(void)
 #endif
 }
 
-TSC__FN struct tsc_trust tsc_get_trust(void)
+TSC__API struct tsc_trust tsc_get_trust(void)
 {
     /* The verdict's index is cached process-wide in tsc__g.trust (0 until
      * computed); racing first callers compute the same, the first wins. */
@@ -2507,6 +2690,7 @@ TSC__FN struct tsc_trust tsc_get_trust(void)
     }
     return tsc__trust_entry(v);
 }
+#endif
 
 /* --- trust: measured offsets between CPUs ------------------------------- */
 
@@ -2539,6 +2723,7 @@ TSC__FN struct tsc_trust tsc_get_trust(void)
 #define TSC__SKEW_READS 32 /* brackets per CPU, the narrowest kept  */
 #define TSC__SKEW_BITS TSC__CAST(int, 8 * sizeof(unsigned long))
 
+#if TSC__IMPL
 /* On the CPU the thread is pinned to: the narrowest counter|clock|counter
  * bracket, its counter midpoint, clock reading and width. 0 if every
  * bracket ended on another CPU. */
@@ -2620,8 +2805,10 @@ TSC__SLOW int tsc__skew_measure(uint64_t *bound_ticks)
     return err;
 }
 #endif
+#endif
 
-TSC__FN int tsc_trust_measure_skew(uint64_t *bound_ticks)
+#if TSC__IMPL
+TSC__API int tsc_trust_measure_skew(uint64_t *bound_ticks)
 {
     if (!bound_ticks)
         return -EINVAL;
@@ -2631,6 +2818,7 @@ TSC__FN int tsc_trust_measure_skew(uint64_t *bound_ticks)
     return -ENOSYS;
 #endif
 }
+#endif
 
 /* --- exact integer arithmetic for conversion --------------------------- */
 
@@ -2701,6 +2889,7 @@ TSC__FN uint64_t tsc__mul_fixed(uint64_t x, uint64_t hi, uint64_t lo)
     return il + r;
 }
 
+#if TSC__IMPL
 /* A 53-bit integer m and exponent e with d == m * 2^e exactly (d > 0,
  * finite), from the double's bits. */
 TSC__FN void tsc__split_double(double d, uint64_t *m, int *e)
@@ -2774,6 +2963,7 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
     tsc__claim_release(&tsc__g.fw, TSC__TLS_FW, mine);
     return done;
 }
+#endif
 
 /* --- calibration -------------------------------------------------------- */
 
@@ -2826,6 +3016,7 @@ struct tsc__cal {
     unsigned char use[TSC__BINS];
 };
 
+#if TSC__IMPL
 /* One reference clock read between two counter reads: *mid is the counter
  * at the bracket's middle (t0 + (t1 - t0) / 2, which cannot wrap even where
  * the counter runs near 2^64, as s390x's TOD clock does), *ref the clock.
@@ -2920,6 +3111,7 @@ TSC__FN float tsc__select(float *v, int n, int k)
     }
     return v[k];
 }
+#endif
 
 /* Phase 3: fit the first nb parts, drop parts whose residual is far beyond
  * the typical one, refit. Fills *hz and *unc (ppm); 0 when too few parts
@@ -2939,6 +3131,7 @@ TSC__FN float tsc__select(float *v, int n, int k)
  * clock unit), and the slope by at most that times sum|x - mean| / sxx;
  * *few says so, for phase 4 to weigh the end points against it. */
 #define TSC__MIN_PARTS 16
+#if TSC__IMPL
 TSC__FN int tsc__cal_fit(struct tsc__cal *k, int nb, double *hz, double *unc, int *few)
 {
     float res[TSC__BINS] = {0};
@@ -3254,6 +3447,7 @@ TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
     }
     tsc__freq_words(&c, TSC__SRC_LOCAL, v);
 }
+#endif
 
 /* --- first use ---------------------------------------------------------- */
 
@@ -3264,6 +3458,7 @@ TSC__SLOW void tsc__freq_local(uint64_t v[TSC__F_WORDS])
 #endif
 #define TSC__WAIT_NS UINT64_C(200000000) /* for another thread's calibration */
 
+#if TSC__IMPL
 /* Measures and publishes, as the holder of the `first` claim (or, after
  * waiting in vain, without it: the first publication still wins). */
 TSC__FN void tsc__freq_measure(uint64_t v[TSC__F_WORDS])
@@ -3279,7 +3474,7 @@ TSC__FN void tsc__freq_measure(uint64_t v[TSC__F_WORDS])
  * none: the first caller measures; a caller inside that measurement (same
  * thread) gets a local answer at once; others wait for it, 200 ms at most,
  * then measure themselves. Never waits on a thread that cannot go on. */
-TSC__SLOW void tsc__freq_first(uint64_t v[TSC__F_WORDS])
+TSC__COLD void tsc__freq_first(uint64_t v[TSC__F_WORDS])
 {
     uint64_t t0 = 0, now;
     uint32_t mine;
@@ -3315,6 +3510,7 @@ TSC__SLOW void tsc__freq_first(uint64_t v[TSC__F_WORDS])
             tsc__pause();
     }
 }
+#endif
 
 /* Reads n words of the frequency from word `first`, publishing first if
  * nothing is yet. */
@@ -3338,7 +3534,8 @@ TSC__FN double tsc_ticks_per_second(void)
     return tsc__bitsd(v);
 }
 
-TSC__FN int tsc_current_calibration(struct tsc_calibration *out)
+#if TSC__IMPL
+TSC__API int tsc_current_calibration(struct tsc_calibration *out)
 {
     uint64_t v[TSC__F_WORDS];
     if (!out)
@@ -3353,7 +3550,7 @@ TSC__FN int tsc_current_calibration(struct tsc_calibration *out)
     return 0;
 }
 
-TSC__FN int tsc_calibrate(double seconds, struct tsc_calibration *out)
+TSC__API int tsc_calibrate(double seconds, struct tsc_calibration *out)
 {
     uint64_t v[TSC__F_WORDS];
     uint32_t src = 0, mine = 0;
@@ -3376,6 +3573,7 @@ TSC__FN int tsc_calibrate(double seconds, struct tsc_calibration *out)
         tsc__claim_release(&tsc__g.first, TSC__TLS_FIRST, mine);
     return rc;
 }
+#endif
 
 TSC__FN uint64_t tsc_ticks_to_ns(uint64_t ticks)
 {
@@ -3400,7 +3598,8 @@ TSC__FN double tsc_ticks_to_seconds(uint64_t ticks)
 
 /* --- overhead ----------------------------------------------------------- */
 
-TSC__SLOW uint64_t tsc__measure_overhead(void)
+#if TSC__IMPL
+TSC__COLD uint64_t tsc__measure_overhead(void)
 {
     uint64_t best = UINT64_MAX, t0, t1;
     int i;
@@ -3415,6 +3614,7 @@ TSC__SLOW uint64_t tsc__measure_overhead(void)
     TSC__ST32(&tsc__g.overhead, TSC__CAST(uint32_t, best) + 1);
     return best;
 }
+#endif
 
 TSC__FN uint64_t tsc_overhead_ticks(void)
 {
@@ -3463,6 +3663,7 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
 #define TSC__RESET_NS 1e9      /* ahead by more: a discontinuity, re-set   */
 #define TSC__SWITCH_NS 50000.0 /* a new line takes over 50 us after it is made */
 
+#if TSC__IMPL
 /* The clock's counter read, ordered after every load before it, as each
  * kernel orders its own clock reads (Linux's rdtsc_ordered(), the vDSOs):
  * a stamp another thread stored, loaded, then followed by a reading of this
@@ -3471,7 +3672,7 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
  * ordered read (tsc__native_read). It also keeps the latch's loads from
  * passing the counter read by more than the CPU's reorder window, far
  * inside the 50 us before a new line takes over. */
-TSC__SLOW uint64_t tsc__clock_ticks_slow(void)
+TSC__COLD uint64_t tsc__clock_ticks_slow(void)
 {
     uint32_t m = tsc__mode();
 #if defined(TSC__X86)
@@ -3486,6 +3687,7 @@ TSC__SLOW uint64_t tsc__clock_ticks_slow(void)
         return tsc__ref_read();
     return tsc__native_read();
 }
+#endif
 TSC__HOT uint64_t tsc__clock_ticks(void)
 {
 #if defined(TSC__X86)
@@ -3530,6 +3732,7 @@ TSC__FN uint64_t tsc__clock_line(const uint64_t *v, uint64_t t)
     return v[1] + tsc__mul_fixed(t > v[0] ? t - v[0] : 0, v[2], v[3]);
 }
 
+#if TSC__IMPL
 /* Writes a line: slope `mul` ns per tick for `slew` ticks from
  * (base_ticks, base_ns), then `rate`. */
 TSC__FN void tsc__clock_make(uint64_t *v, uint64_t base_ticks, uint64_t base_ns, double mul,
@@ -3559,6 +3762,7 @@ TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
     }
     TSC__ST32(&tsc__g.hcount, n + 1);
 }
+#endif
 
 /* The most the line of copy v can be ahead of CLOCK_MONOTONIC when that
  * reads mono: what it was ahead by when made (a line is only ever slewed
@@ -3566,6 +3770,7 @@ TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
  * counter that went back is answered with the clock plus this, which no
  * earlier reading exceeded. */
 #define TSC__AHEAD_NS 1000 /* the clock's reading: its bracket, and a margin */
+#if TSC__IMPL
 TSC__FN uint64_t tsc__clock_floor(const uint64_t *v, uint64_t mono)
 {
     return mono + v[TSC__L_AHEAD] + (mono > v[TSC__L_MONO] ? (mono - v[TSC__L_MONO]) / 1000000u : 0);
@@ -3632,7 +3837,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 
 /* The clock reads the OS clock: the counter is the OS clock, or the
  * counter is not to be trusted across CPUs and time (TSC_TRUST_UNSAFE). */
-TSC__FN int tsc__clock_os(void)
+TSC__COLD int tsc__clock_os(void)
 {
     return tsc__mode() == TSC__MODE_OS || tsc_get_trust().level == TSC_TRUST_UNSAFE;
 }
@@ -3641,7 +3846,7 @@ TSC__FN int tsc__clock_os(void)
  * never set up, and every call comes here). A caller inside one-time
  * work (a signal handler, a clock_gettime built on this header) gets the
  * OS clock at once; so does one that waited 200 ms for another thread. */
-TSC__SLOW uint64_t tsc__clock_first(int realtime)
+TSC__COLD uint64_t tsc__clock_first(int realtime)
 {
     uint64_t f[2], t0 = 0, now;
     uint32_t mine;
@@ -3669,6 +3874,7 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
     }
     return realtime ? tsc_now_realtime_ns() : tsc_now_ns();
 }
+#endif
 
 #if !defined(TSC__OSCLOCK)
 /* The rare readings: a counter before the switch point of the copy found
@@ -3676,7 +3882,8 @@ TSC__SLOW uint64_t tsc__clock_first(int realtime)
  * counter went back: tsc__clock_floor), or a publication announced (its
  * switch point passed: withdrawn). */
 TSC__HOT uint64_t tsc__clock_now(int realtime, int ordered);
-TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
+#if TSC__IMPL
+TSC__COLD uint64_t tsc__clock_slow(uint64_t t, int realtime)
 {
     uint64_t v[TSC__L_WORDS], pend = 0, start = UINT64_MAX, f;
     const uint64_t *other;
@@ -3712,6 +3919,7 @@ TSC__SLOW uint64_t tsc__clock_slow(uint64_t t, int realtime)
     return tsc__clock_line(v + (t < v[TSC__L_SWITCH] ? TSC__L_PREV : TSC__L_CUR), t) +
            (realtime ? v[TSC__L_REAL] : 0);
 }
+#endif
 #endif
 
 /* The counter is read before the latch: a reader holding the previous copy
@@ -3778,6 +3986,7 @@ TSC__FN uint64_t tsc_clock_ticks(void) { return tsc__clock_stamp(1); }
 TSC__FN uint64_t tsc_clock_ticks_unordered(void) { return tsc__clock_stamp(0); }
 
 #if !defined(TSC__OSCLOCK)
+#if TSC__IMPL
 /* A stamp t older than both lines of copy v: between the two records
  * around it (the newest first, the every-64th ring after the other),
  * linearly; older than all, from the oldest at the current rate. */
@@ -3821,7 +4030,9 @@ extrapolate:
     return nn > rt ? nn - rt : 0;
 }
 #endif
+#endif
 
+#if TSC__IMPL
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, one value: the line's (measured at
  * its last resync), or where the clock is the OS clock the narrowest of 8
  * mono|real|mono readings. */
@@ -3864,8 +4075,8 @@ TSC__FN uint64_t tsc__clock_convert(uint64_t t, int realtime)
 #endif
 }
 
-TSC__FN uint64_t tsc_clock_ticks_to_ns(uint64_t ticks) { return tsc__clock_convert(ticks, 0); }
-TSC__FN uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks)
+TSC__API uint64_t tsc_clock_ticks_to_ns(uint64_t ticks) { return tsc__clock_convert(ticks, 0); }
+TSC__API uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks)
 {
     return tsc__clock_convert(ticks, 1);
 }
@@ -3954,7 +4165,7 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
     return rc;
 }
 
-TSC__FN int tsc_clock_resync(void)
+TSC__API int tsc_clock_resync(void)
 {
     uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at;
     double rate, h;
@@ -4019,10 +4230,12 @@ TSC__FN int tsc_clock_resync(void)
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
     return rc;
 }
+#endif
 
 /* --- one-time work, all at once ---------------------------------------- */
 
-TSC__FN int tsc_init(void)
+#if TSC__IMPL
+TSC__API int tsc_init(void)
 {
     uint32_t m, why;
     uint64_t t;
@@ -4051,6 +4264,7 @@ TSC__FN int tsc_init(void)
     (void)why;
     return 0;
 }
+#endif
 
 /* --- statistics: implementation ---------------------------------------- */
 
@@ -4083,6 +4297,7 @@ TSC__FN uint32_t tsc__bucket(uint64_t v)
     return (TSC__CAST(uint32_t, s) << 6) + TSC__CAST(uint32_t, v >> s);
 }
 
+#if TSC__IMPL
 /* The middle of bucket i (its lowest value plus half its width, rounded
  * down), within 1/128 of every value in it. */
 TSC__FN uint64_t tsc__bucket_mid(uint32_t i)
@@ -4094,13 +4309,14 @@ TSC__FN uint64_t tsc__bucket_mid(uint32_t i)
     return (TSC__CAST(uint64_t, (i & 63u) | 64u) << s) + ((UINT64_C(1) << s) - 1) / 2;
 }
 
-TSC__FN void tsc_stats_init(struct tsc_stats *s)
+TSC__API void tsc_stats_init(struct tsc_stats *s)
 {
     if (!s)
         return;
     memset(s, 0, sizeof *s);
     s->min = UINT64_MAX;
 }
+#endif
 
 TSC__FN void tsc_stats_add(struct tsc_stats *s, uint64_t v)
 {
@@ -4134,6 +4350,7 @@ TSC__FN int tsc_stats_add_cpu(struct tsc_stats *s, uint64_t ticks, uint32_t cpu0
     return 1;
 }
 
+#if TSC__IMPL
 /* ceil(p / 100 * n) exactly, p taken to 7 decimals: with q = p * 1e7 and
  * n = a * 1e9 + b, it is q * a + ceil(q * b / 1e9); no term overflows. */
 TSC__FN uint64_t tsc__rank(uint64_t n, double p)
@@ -4143,7 +4360,7 @@ TSC__FN uint64_t tsc__rank(uint64_t n, double p)
     return q * (n / e9) + (q * (n % e9) + e9 - 1) / e9;
 }
 
-TSC__FN uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p)
+TSC__API uint64_t tsc_stats_percentile(const struct tsc_stats *s, double p)
 {
     uint64_t rank, seen = 0, mid;
     uint32_t i;
@@ -4175,7 +4392,7 @@ TSC__FN void tsc__add_words(uint64_t *w, const uint64_t *x, int n)
     }
 }
 
-TSC__FN void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from)
+TSC__API void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *from)
 {
     uint64_t n, mn, mx, mig, sum[2], sq[3];
     uint32_t i;
@@ -4197,24 +4414,24 @@ TSC__FN void tsc_stats_merge(struct tsc_stats *into, const struct tsc_stats *fro
         into->bucket[i] += from->bucket[i];
 }
 
-TSC__FN uint64_t tsc_stats_count(const struct tsc_stats *s)
+TSC__API uint64_t tsc_stats_count(const struct tsc_stats *s)
 {
     return s ? s->count : 0;
 }
-TSC__FN uint64_t tsc_stats_min(const struct tsc_stats *s)
+TSC__API uint64_t tsc_stats_min(const struct tsc_stats *s)
 {
     return s && s->count ? s->min : 0;
 }
-TSC__FN uint64_t tsc_stats_max(const struct tsc_stats *s)
+TSC__API uint64_t tsc_stats_max(const struct tsc_stats *s)
 {
     return s && s->count ? s->max : 0;
 }
-TSC__FN double tsc_stats_sum(const struct tsc_stats *s)
+TSC__API double tsc_stats_sum(const struct tsc_stats *s)
 {
     return s ? TSC__CAST(double, s->sum[1]) * TSC__2P64 + TSC__CAST(double, s->sum[0]) : 0;
 }
 
-TSC__FN double tsc_stats_mean(const struct tsc_stats *s)
+TSC__API double tsc_stats_mean(const struct tsc_stats *s)
 {
     if (!s || s->count == 0)
         return 0;
@@ -4232,7 +4449,7 @@ TSC__FN void tsc__add_at(uint64_t w[4], int k, uint64_t x)
 
 /* sd = sqrt(n * sumsq - sum^2) / n, the difference taken exactly in 256
  * bits: no cancellation whatever the magnitude of the samples. */
-TSC__FN double tsc_stats_stddev(const struct tsc_stats *s)
+TSC__API double tsc_stats_stddev(const struct tsc_stats *s)
 {
     uint64_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0}, hi, lo, borrow = 0, t;
     double d = 0;
@@ -4265,10 +4482,12 @@ TSC__FN uint64_t tsc__minus(uint64_t v, uint64_t o)
 {
     return v > o ? v - o : 0;
 }
+#endif
 
 #define TSC__HIST_ROWS 16
 #define TSC__HIST_BAR 40
 
+#if TSC__IMPL
 /* Up to TSC__HIST_ROWS rows of log-spaced ranges over [lo, hi] (after the
  * overhead o is taken off), each bucket counted in the row of its midpoint.
  * The ratio of the rows is the 16th root of the range: four square roots. */
@@ -4328,7 +4547,7 @@ TSC__FN double tsc__mean_minus(const struct tsc_stats *s, uint64_t o)
     return tsc_stats_mean(s) - TSC__CAST(double, o) + back / TSC__CAST(double, s->count);
 }
 
-TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
+TSC__API int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
                                   unsigned flags)
 {
     static const double ps[4] = {50, 90, 99, 99.9};
@@ -4372,36 +4591,40 @@ TSC__FN int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, F
     return 0;
 }
 
-TSC__FN void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out)
+TSC__API void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE *out)
 {
     (void)tsc_stats_print_flags(s, name, out, 0);
 }
+#endif
 
 /* --- macros: their helpers --------------------------------------------- */
 
-TSC__FN void tsc__log_ticks(FILE *out, const char *name, uint64_t ticks)
+#if TSC__IMPL
+TSC__COLD void tsc__log_ticks(FILE *out, const char *name, uint64_t ticks)
 {
     if (out)
         fprintf(out, "%s: %" PRIu64 " ticks, %" PRIu64 " ns\n", name, ticks,
                 tsc_ticks_to_ns(ticks));
 }
 
-TSC__FN void tsc__log_timestamp(FILE *out, const char *name, uint64_t ns)
+TSC__COLD void tsc__log_timestamp(FILE *out, const char *name, uint64_t ns)
 {
     if (out)
         fprintf(out, "%s: %" PRIu64 " ns\n", name, ns);
 }
 
-TSC__FN int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int drop)
+TSC__COLD int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int drop)
 {
     uint32_t cpu1;
     uint64_t t1 = tsc_ticks_after_cpu(&cpu1);
     return tsc_stats_add_cpu(s, t1 - t0, cpu0, cpu1, drop);
 }
+#endif
 
 /* --- regions: implementation ------------------------------------------- */
 
-TSC__FN int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names)
+#if TSC__IMPL
+TSC__API int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names)
 {
     int i;
     if (!r || n < 1 || n > TSC_REGIONS_MAX)
@@ -4413,6 +4636,7 @@ TSC__FN int tsc_regions_init(struct tsc_regions *r, int n, const char *const *na
     r->n = n;
     return 0;
 }
+#endif
 
 TSC__FN int tsc_region_start(struct tsc_regions *r, int id)
 {
@@ -4448,7 +4672,8 @@ TSC__FN int tsc_region_switch(struct tsc_regions *r, int id)
     return 0;
 }
 
-TSC__FN uint64_t tsc_regions_total(const struct tsc_regions *r)
+#if TSC__IMPL
+TSC__API uint64_t tsc_regions_total(const struct tsc_regions *r)
 {
     uint64_t t = 0;
     int i;
@@ -4472,7 +4697,7 @@ TSC__FN void tsc__print_time(FILE *out, uint64_t ticks)
         fprintf(out, " %9.3f s ", ns / 1e9);
 }
 
-TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out)
+TSC__API void tsc_regions_print(const struct tsc_regions *r, FILE *out)
 {
     uint64_t total = tsc_regions_total(r);
     int i;
@@ -4493,12 +4718,14 @@ TSC__FN void tsc_regions_print(const struct tsc_regions *r, FILE *out)
     tsc__print_time(out, total);
     fprintf(out, " %6.1f%%\n", total ? 100.0 : 0.0);
 }
+#endif
 
 /* --- microbenchmarks: implementation ----------------------------------- */
 
 #define TSC__BENCH_MIN_BATCHES 31
 
-TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name)
+#if TSC__IMPL
+TSC__API int tsc_bench_init(struct tsc_bench *b, const char *name)
 {
     if (!b)
         return -EINVAL;
@@ -4513,13 +4740,14 @@ TSC__FN int tsc_bench_init(struct tsc_bench *b, const char *name)
     return 0;
 }
 
-TSC__FN int tsc_bench_set_budget(struct tsc_bench *b, double seconds)
+TSC__API int tsc_bench_set_budget(struct tsc_bench *b, double seconds)
 {
     if (!b || b->state < 0 || !tsc__finite(seconds) || !(seconds > 0) || seconds > 3600)
         return -EINVAL;
     b->budget = seconds;
     return 0;
 }
+#endif
 
 /* The loop counter, made opaque at each iteration so the compiler keeps
  * the loop as written: a decrement and a branch per run of the body. */
@@ -4534,6 +4762,7 @@ TSC__FN uint64_t tsc__bench_step(uint64_t n)
     return n;
 }
 
+#if TSC__IMPL
 /* v[0..n-1] sorted in place (insertion: n <= TSC_BENCH_MAX_BATCHES). */
 TSC__FN void tsc__sort_d(double *v, int n)
 {
@@ -4562,6 +4791,7 @@ TSC__FN double tsc__median_mad(const double *v, int n, double *mad)
     *mad = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     return med;
 }
+#endif
 
 /* Where the loop that follows starts: a 64-byte boundary, so the body's
  * loop and the empty one are fetched and decoded alike (on many Intel
@@ -4575,6 +4805,7 @@ TSC__FN double tsc__median_mad(const double *v, int n, double *mad)
 #define TSC__ALIGN_LOOP() ((void)0)
 #endif
 
+#if TSC__IMPL
 /* The loop's own ticks per iteration: k batches of the same loop with an
  * empty body, timed the same way, kept in b->loop. Out of line but not
  * cold: a cold function's loop is laid out for size (two branches per
@@ -4593,6 +4824,7 @@ TSC__OUTLINE void tsc__bench_loop(struct tsc_bench *b, int k)
         b->loop[b->nloop++] = TSC__CAST(double, n) / TSC__CAST(double, b->batch);
     }
 }
+#endif
 
 TSC__FN uint64_t tsc__bench_begin(struct tsc_bench *b)
 {
@@ -4621,6 +4853,7 @@ TSC__FN uint64_t tsc__bench_batch(struct tsc_bench *b)
     return b->batch;
 }
 
+#if TSC__IMPL
 /* (out of line but not cold, as the two below: TSC_BENCH's loop calls
  * them after every batch, and a compiler places a loop that always calls a
  * cold function in its cold section, laid out for size) */
@@ -4636,7 +4869,7 @@ TSC__OUTLINE uint64_t tsc__bench_finish(struct tsc_bench *b, uint64_t t1, const 
 
 /* A batch ended at t1 on cpu with n iterations left (0 unless the body
  * left early). 1 to run another batch, 0 when done. */
-TSC__OUTLINE uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint32_t cpu, uint64_t n)
+TSC__COLD uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint32_t cpu, uint64_t n)
 {
     uint64_t ticks = tsc_sub_overhead(t1 - b->t0);
     double mad, med;
@@ -4675,6 +4908,7 @@ TSC__OUTLINE uint64_t tsc__bench_account(struct tsc_bench *b, uint64_t t1, uint3
     }
     return 1;
 }
+#endif
 
 TSC__FN uint64_t tsc__bench_next(struct tsc_bench *b, uint64_t n)
 {
@@ -4683,7 +4917,8 @@ TSC__FN uint64_t tsc__bench_next(struct tsc_bench *b, uint64_t n)
     return tsc__bench_account(b, t1, cpu, n);
 }
 
-TSC__FN int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out)
+#if TSC__IMPL
+TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out)
 {
     double med, mad, loop, loop_mad, first, last, x;
     double lo;
@@ -4810,7 +5045,7 @@ TSC__FN void tsc__bench_header(FILE *out)
           "|-----------:|---------------:|-------:|----------:|--------:|:----------|\n", out);
 }
 
-TSC__FN void tsc_bench_print(const struct tsc_bench *b, FILE *out)
+TSC__API void tsc_bench_print(const struct tsc_bench *b, FILE *out)
 {
     struct tsc_bench_result r;
     double base;
@@ -4825,7 +5060,7 @@ TSC__FN void tsc_bench_print(const struct tsc_bench *b, FILE *out)
     tsc__bench_row(b, out, TSC_BENCH_MARKDOWN, base);
 }
 
-TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, int format)
+TSC__API int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, int format)
 {
     struct tsc_bench_result r;
     double base = 0;
@@ -4851,6 +5086,7 @@ TSC__FN int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out, 
         fputs("\n]\n", out);
     return 0;
 }
+#endif
 
 /* --- trace: implementation ---------------------------------------------- */
 
@@ -4883,7 +5119,8 @@ TSC__FN void tsc__trace_end(struct tsc_trace *t, size_t i)
         t->ev[i].end = e;
 }
 
-TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name)
+#if TSC__IMPL
+TSC__API int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name)
 {
     size_t skip;
     if (!t)
@@ -4906,7 +5143,7 @@ TSC__FN int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const c
     return 0;
 }
 
-TSC__FN int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start, uint64_t end)
+TSC__API int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start, uint64_t end)
 {
     struct tsc_trace_event *e;
     size_t i;
@@ -4933,7 +5170,7 @@ TSC__FN int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start,
     return 0;
 }
 
-TSC__FN uint64_t tsc_trace_dropped(const struct tsc_trace *t) { return t ? t->dropped : 0; }
+TSC__API uint64_t tsc_trace_dropped(const struct tsc_trace *t) { return t ? t->dropped : 0; }
 
 /* Bytes of the well-formed UTF-8 sequence at s (Unicode's table 3-7), 0
  * where there is none. Reads no byte past a NUL: each byte it reads
@@ -5036,7 +5273,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
     return unfinished;
 }
 
-TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n)
+TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n)
 {
     uint64_t dropped = 0, unfinished = 0, real;
     unsigned long pid;
@@ -5058,6 +5295,7 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
                  "}}\n", real, dropped, unfinished);
     return ferror(out) ? -EIO : 0;
 }
+#endif
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 # watchdog (watchdog.h), so they need fork(): POSIX only.
 
 # The latch: reader threads against a writer; no fork, so Windows too.
-tsc_test(test_latch SOURCES test_latch.c)
+tsc_test(test_latch SOURCES test_latch.c IMPL_INSIDE)
 
 if(WIN32 OR NOT UNIX)
   message(STATUS "robustness tests need fork(): not built")
@@ -13,14 +13,14 @@ endif()
 
 # Re-entry, fork, siglongjmp, blocked writers, CPUID-presented CPUs,
 # per-thread RDTSC permission, stats merging.
-tsc_test(test_robust SOURCES test_robust.c)
+tsc_test(test_robust SOURCES test_robust.c IMPL_INSIDE)
 
 # One writer at a time: a resync stopped past the claim's takeover, and
 # claims and copies abandoned by threads that died (fresh children).
-tsc_test(test_writer SOURCES test_writer.c)
+tsc_test(test_writer SOURCES test_writer.c IMPL_INSIDE)
 
 # The trust verdict for simulated CPUs and kernels (fresh children).
-tsc_test(test_trust SOURCES test_trust.c)
+tsc_test(test_trust SOURCES test_trust.c IMPL_INSIDE)
 
 # Bad input rejected under -ffast-math, in this unit only.
 tsc_test(test_fast_math SOURCES test_fast_math.c)
@@ -72,4 +72,4 @@ foreach(v this next)
 endforeach()
 target_link_libraries(two_versions_this PRIVATE tsc_timer::tsc_timer)
 target_include_directories(two_versions_next PRIVATE ${TSC_NEXT_DIR})
-tsc_test(test_two_versions SOURCES test_two_versions.c LIBS two_versions_this two_versions_next)
+tsc_test(test_two_versions SOURCES test_two_versions.c LIBS two_versions_this two_versions_next NO_MF)
