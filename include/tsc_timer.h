@@ -5594,6 +5594,7 @@ TSC__API uint64_t tsc__zone_pos(uint64_t v) { return v >> 63 ? 0 : v; }
 TSC__API int tsc__zones_collect(struct tsc__zrow *rows, struct tsc__zsum *sum)
 {
     uint64_t h[TSC__ZH_BUCKETS], v, root = 0;
+    uintptr_t nm;
     uint32_t nrec = TSC__LD32(&tsc__z.nrecs), nth = TSC__LD32(&tsc__z.nthreads), i, z;
     struct tsc__zrec *r;
     struct tsc__zrow row;
@@ -5608,12 +5609,12 @@ TSC__API int tsc__zones_collect(struct tsc__zrow *rows, struct tsc__zsum *sum)
     sum->threads = nth;
     sum->refused = TSC__LD32(&tsc__z.refused);
     for (z = 0; z < TSC_ZONES_MAX; z++) {
-        if (!(v = tsc__zld_ptr(&tsc__z.name[z])))
+        if (!(nm = tsc__zld_ptr(&tsc__z.name[z])))
             continue;
         sum->zones++;
         memset(&row, 0, sizeof row);
         memset(h, 0, sizeof h);
-        row.name = TSC__RCAST(const char *, v);
+        row.name = TSC__RCAST(const char *, nm);
         row.min = UINT64_MAX;
         for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
             r = &tsc__z.rec[i];

@@ -292,8 +292,14 @@ static void test_a_parents_self_time_is_its_total_less_its_childrens(void **stat
         total = get(&z, "parent", "total_ns");
         a = get(&z, "child a", "total_ns");
         b = get(&z, "child b", "total_ns");
-        EXPECT(self >= total - a - b - 2 && self <= total - a - b + 2,
-               "self %.0f = total %.0f - children %.0f - %.0f, to 2 ns", self, total, a, b);
+        /* (a sum below 0 is shown as 0, and the identity is of the sums:
+         * natively none is; under emulation or ThreadSanitizer, whose
+         * overhead varies, one may be, and then nothing is checked) */
+        if (!emulated())
+            EXPECT(self > 0 && a > 0 && b > 0, "positive figures: %.0f %.0f %.0f", self, a, b);
+        if (self > 0 && a > 0 && b > 0)
+            EXPECT(self >= total - a - b - 2 && self <= total - a - b + 2,
+                   "self %.0f = total %.0f - children %.0f - %.0f, to 2 ns", self, total, a, b);
         if (emulated())
             return;
         per_call = self / N;
@@ -372,8 +378,13 @@ static void test_self_shares_add_up_to_100_percent_of_the_root_zones(void **stat
     g_sink += x;
     profile(&z);
     assert_int_equal(z.n, 4);
-    for (i = 0; i < z.n; i++)
+    for (i = 0; i < z.n; i++) {
+        if (get(&z, z.row[i].name, "self_ns") <= 0) { /* floored: see the parent's test */
+            EXPECT(emulated(), "zone %s has a self time", z.row[i].name);
+            return;
+        }
         sum += get(&z, z.row[i].name, "self_pct");
+    }
     EXPECT(sum > 100 - 0.0005 * z.n - 1e-9 && sum < 100 + 0.0005 * z.n + 1e-9,
            "self shares add up to 100 %%, got %.4f", sum);
     for (i = 1; i < z.n; i++)
@@ -383,7 +394,7 @@ static void test_self_shares_add_up_to_100_percent_of_the_root_zones(void **stat
 static uint64_t recurse(uint64_t x, int depth)
 {
     TSC_ZONE_FUNC {
-        x = chain(x, 100);
+        x = chain(x, 1000);
         if (depth > 1)
             x = recurse(x, depth - 1);
     }
@@ -409,6 +420,8 @@ static void test_a_zone_nested_in_itself_counts_its_total_once(void **state)
     assert_int_equal((int)get(&z, "recurse", "calls"), 500);
     total = get(&z, "recurse", "total_ns");
     wrap = get(&z, "wrap", "total_ns") - get(&z, "wrap", "self_ns");
+    if (emulated() && (total <= 0 || get(&z, "wrap", "self_ns") <= 0))
+        return; /* a sum below 0, shown as 0 (see the parent's test) */
     EXPECT(total >= wrap - 2 && total <= wrap + 2, "recurse's total %.0f = wrap's children %.0f",
            total, wrap);
     EXPECT(get(&z, "recurse", "self_ns") >= total - 2 && get(&z, "recurse", "self_ns") <= total + 2,
@@ -524,7 +537,7 @@ static void test_printing_while_threads_run_zones_is_safe(void **state)
     pthread_t th[4];
     long calls[4] = {0, 0, 0, 0}, sum = 0;
     struct zprof z;
-    FILE *null = fopen("/dev/null", "w");
+    FILE *null = tmpfile(); /* (Windows has no /dev/null) */
     int i;
     (void)state;
     assert_non_null(null);
@@ -533,6 +546,7 @@ static void test_printing_while_threads_run_zones_is_safe(void **state)
     for (i = 0; i < 4; i++)
         assert_int_equal(pthread_create(&th[i], NULL, busy, &calls[i]), 0);
     for (i = 0; i < 20; i++) {
+        rewind(null);
         tsc_zones_print(null);
         assert_int_equal(tsc_zones_write(null, TSC_BENCH_JSON), 0);
     }
