@@ -764,16 +764,18 @@ TSC__FN int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trace
  * lock, no atomic read-modify-write and no allocation: 1.45x the cost of
  * the two counter reads alone (27.5 against 18.95 ns on x86; see
  * bench/bench_zones.c, bench/results.md). The counter is the bare read (a
- * plain RDTSC on x86): a zone times a duration within one thread, exact
- * at each boundary to the CPU's reorder window (the read may be taken
- * before the work ahead of it completes: tens of ns of a parent's self
- * may show in a child). Not async-signal-safe: a signal handler must not
- * enter a zone.
+ * plain RDTSC on x86): a zone times a duration within one thread. Not
+ * async-signal-safe: a signal handler must not enter a zone.
  *
  * The profiler's own cost is measured once (the fastest of 2000 empty
  * zones, and of 2000 zones holding one) at the first zone of the process
  * and subtracted from every call: an empty zone reports about 0, and a
- * zone's self time holds none of its children's overhead. A call's net
+ * zone's self time holds none of its children's overhead. That overhead
+ * is of zones run back to back; around real work the CPU overlaps part of
+ * it with the work (and a bare read may be taken before the work ahead of
+ * it completes), so a parent's self may come out lower by up to about
+ * 10 ns per zone nested in it (tests/test_zones.c: 300-316 ns for 324 ns
+ * of a parent's own work around two children, on x86). A call's net
  * time may come out a few ticks below 0 (noise); it is counted as 0 in
  * min, max, mean and percentiles, and as it is in the sums, so that the
  * self times add up exactly.

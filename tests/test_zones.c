@@ -303,9 +303,9 @@ static void test_a_parents_self_time_is_its_total_less_its_childrens(void **stat
         if (emulated())
             return;
         per_call = self / N;
-        /* 2 %, the benchmark's error, and twice a fenced pair: a bare read
-         * may be taken before the work ahead of it completes (the CPU's
-         * reorder window), which moves time between parent and child. */
+        /* 2 %, the benchmark's error, and twice a fenced pair: the
+         * overhead subtracted is that of zones back to back, part of which
+         * the CPU overlaps with real work (seen: 10 ns per child). */
         bound = 0.02 * own + err + 2.0 * (double)over;
         print_message("try %d: parent's self %.1f ns per call, own work %.1f ns (+- %.1f)\n",
                       try_, per_call, own, bound);
