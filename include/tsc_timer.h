@@ -29,11 +29,11 @@
  *   3. Guarantees: threads, signals, fork, two copies of the header
  *   4. Public API: counter reads, frequency, trust, conversion, the clock
  *      and stored stamps, statistics, macros, regions, microbenchmarks,
- *      traces (every declaration a user needs)
+ *      traces, zones (every declaration a user needs)
  *   5. Implementation (private, tsc__ prefix): platform choice, portability,
  *      the OS clock, CPUID, counter reads, shared state, calibration, first
  *      use, trust, conversion, the clock, statistics, printing,
- *      microbenchmarks, traces
+ *      microbenchmarks, traces, zones
  *
  * 1. USAGE
  *
@@ -74,6 +74,8 @@
  * TSC_MEASURE(&stats) { ... }, and struct tsc_regions for back-to-back
  * phases; TSC_BENCH(&b) { ... } for snippets below the timer's resolution;
  * TSC_TRACE(&t, "name") { ... } for a timeline (Chrome Trace Event JSON);
+ * TSC_ZONE("name") { ... } and tsc_zones_print() for a profile of named
+ * blocks over all threads (calls, self and total time, percentiles);
  * tsc_trust() says whether the counter may be trusted; see section 4.
  *
  * COUNTERS (chosen once, in "Platform choice")
@@ -104,6 +106,8 @@
  *                             Default: adaptive, it stops once the stated
  *                             uncertainty is 0.1 ppm or less, 8 ms at most.
  *   TSC_CALIBRATION_SECONDS   the old name of the above, still honoured.
+ *   TSC_ZONES_MAX, TSC_ZONES_THREADS, TSC_ZONES_RECORDS, TSC_ZONES_DEPTH
+ *                             the zones' fixed memory (section 4, zones).
  *   TSC_TIMER_TEST_*_HOOK     fault injection for the test suite only.
  *
  * 3. GUARANTEES
@@ -240,6 +244,10 @@
 #define tsc_trace_init TSC__VNAME(tsc_trace_init_v)
 #define tsc_trace_write_json TSC__VNAME(tsc_trace_write_json_v)
 #define tsc_trust_measure_skew TSC__VNAME(tsc_trust_measure_skew_v)
+#define tsc_zones_print TSC__VNAME(tsc_zones_print_v)
+#define tsc_zones_print_at_exit TSC__VNAME(tsc_zones_print_at_exit_v)
+#define tsc_zones_reset TSC__VNAME(tsc_zones_reset_v)
+#define tsc_zones_write TSC__VNAME(tsc_zones_write_v)
 #define tsc__after_slow TSC__VNAME(tsc__after_slow_v)
 #define tsc__before_slow TSC__VNAME(tsc__before_slow_v)
 #define tsc__bench_account TSC__VNAME(tsc__bench_account_v)
@@ -249,6 +257,8 @@
 #define tsc__clock_ticks_slow TSC__VNAME(tsc__clock_ticks_slow_v)
 #define tsc__detect_mode TSC__VNAME(tsc__detect_mode_v)
 #define tsc__end_cpu TSC__VNAME(tsc__end_cpu_v)
+#define tsc__zone_enter_slow TSC__VNAME(tsc__zone_enter_slow_v)
+#define tsc__zone_unwind TSC__VNAME(tsc__zone_unwind_v)
 #define tsc__freq_first TSC__VNAME(tsc__freq_first_v)
 #define tsc__log_ticks TSC__VNAME(tsc__log_ticks_v)
 #define tsc__log_timestamp TSC__VNAME(tsc__log_timestamp_v)
@@ -830,6 +840,129 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
          TSC__MV(tsc__once_);                                                  \
          TSC__MV(tsc__once_) = 0, tsc__trace_end((t), TSC__MV(tsc__ti_)))     \
         for (; TSC__MV(tsc__once_); TSC__MV(tsc__once_) = 0)
+
+/* --- zones: a profiler of named blocks --------------------------------- */
+
+/* TSC_ZONE("name") { ... } times the block as one call of the zone
+ * "name"; tsc_zones_print(out) prints, per zone and over every thread,
+ * where the time went:
+ *
+ *     TSC_ZONE("frame") {                       // no setup, no variable
+ *         TSC_ZONE("physics") { step(); }       // nested: frame's self
+ *         for (i = 0; i < n; i++)               //   time excludes it
+ *             TSC_ZONE("draw") draw(i);         // a statement like any
+ *     }
+ *     tsc_zones_print(stdout);                  // one table, by self time
+ *
+ * Per zone: calls, total (inclusive) time, self time (less the zones
+ * nested in it), min, mean, p50, p99 and max of a call's inclusive time,
+ * and the threads that ran it. A zone nested in itself (recursion) counts
+ * its total once, for the outermost call; self time, calls and the
+ * per-call figures count every call. Time of threads that exited is kept.
+ * The self times of all zones add up to the total of the root zones (those
+ * not inside another zone of their thread).
+ *
+ * A zone is its name's text: a string literal (another expression does not
+ * compile). The same name at two places, or in two units, is one zone.
+ * TSC_ZONE_FUNC { ... } names the zone after the enclosing function
+ * (__func__). A call site registers itself on its first execution in a
+ * thread, lock-free (one CAS per new zone and per new thread); after that,
+ * entering costs a thread-local load, a hashed cache load and compare,
+ * and a counter read; leaving a counter read and a few adds, with no
+ * lock, no atomic read-modify-write and no allocation: 1.45x the cost of
+ * the two counter reads alone (27.5 against 18.95 ns on x86; see
+ * bench/bench_zones.c, bench/results.md). The counter is the bare read (a
+ * plain RDTSC on x86): a zone times a duration within one thread. Not
+ * async-signal-safe: a signal handler must not enter a zone.
+ *
+ * The profiler's own cost is measured once (the fastest of 2000 empty
+ * zones, and of 2000 zones holding one) at the first zone of the process
+ * and subtracted from every call: an empty zone reports about 0, and a
+ * zone's self time holds none of its children's overhead. That overhead
+ * is of zones run back to back; around real work the CPU overlaps part of
+ * it with the work (and a bare read may be taken before the work ahead of
+ * it completes), so a parent's self may come out lower by up to about
+ * 10 ns per zone nested in it (tests/test_zones.c: 300-316 ns for 324 ns
+ * of a parent's own work around two children, on x86). A call's net
+ * time may come out a few ticks below 0 (noise); it is counted as 0 in
+ * min, max, mean and percentiles, and as it is in the sums, so that the
+ * self times add up exactly.
+ *
+ * Percentiles come from a histogram per zone and thread: exact below 32
+ * ticks, else within 1/32 (3.2 %) of the exact value, clamped to [min, max];
+ * from 2^40 ticks (minutes) one bucket. Min and max are exact.
+ *
+ * Memory is fixed (static, zero until used: about 1.5 MiB with the
+ * defaults), set by these macros (define them alike before every
+ * inclusion in a program):
+ *   TSC_ZONES_MAX      zones (names), default 64;
+ *   TSC_ZONES_THREADS  threads that record zones, default 64;
+ *   TSC_ZONES_RECORDS  (zone, thread) pairs, 4.8 KiB each, default 256;
+ *   TSC_ZONES_DEPTH    zones open at once in one thread, default 32.
+ * Past any of them nothing breaks and nothing is silently wrong: the call
+ * is not recorded (its time stays in its parent's self), counted, and the
+ * counts are printed ("not recorded: ..."); a thread past
+ * TSC_ZONES_THREADS records nothing and is counted. Blocks of threads that
+ * exit are not reused.
+ *
+ * Like TSC_TRACE: two nested one-pass for loops (C99 or C++), so
+ *   - `break` or `continue` in the block end the call there and leave the
+ *     block; neither reaches a loop around TSC_ZONE.
+ *   - `return`, `goto` or longjmp out of the block leave the call open: it
+ *     is closed unrecorded, and counted ("left by return/goto"), when a
+ *     zone around it ends; its time stays in that zone's self.
+ * Two zones (or a zone and a TSC_TRACE) on one line do not compile.
+ *
+ * Threads: zones need thread-local storage (GCC, Clang, MSVC; elsewhere
+ * they record nothing). On Windows each unit has its own thread-local, so
+ * a thread whose zones lie in two units counts as two threads there.
+ * Printing and writing read the other threads' counters without stopping
+ * them, each counter whole (relaxed atomic loads): a print while zones run
+ * is safe, and shows each zone's sums as of a moment during the print
+ * (calls of one zone and its total may differ by the calls in flight).
+ * tsc_zones_reset() while zones run keeps the calls in flight: they add
+ * their time to the emptied sums when they end. */
+#ifndef TSC_ZONES_MAX
+#define TSC_ZONES_MAX 64
+#endif
+#ifndef TSC_ZONES_THREADS
+#define TSC_ZONES_THREADS 64
+#endif
+#ifndef TSC_ZONES_RECORDS
+#define TSC_ZONES_RECORDS 256
+#endif
+#ifndef TSC_ZONES_DEPTH
+#define TSC_ZONES_DEPTH 32
+#endif
+
+/* Prints one table to out, sorted by self time: zone, calls, self % (of
+ * the root zones' total), self, total, mean, p50, p99, max (in ns, us, ms
+ * or s, whichever reads best, as tsc_regions_print), threads; then the
+ * total, the overhead subtracted, and what was not recorded. Merges the
+ * threads' records: microseconds per zone. */
+TSC__API void tsc_zones_print(FILE *out);
+/* Writes the same figures, in whole nanoseconds, as TSC_BENCH_MARKDOWN (a
+ * table), TSC_BENCH_CSV (header line, rows) or TSC_BENCH_JSON (an array of
+ * objects: name, calls, self_pct, self_ns, total_ns, min_ns, mean_ns,
+ * p50_ns, p99_ns, max_ns, threads). Calls not recorded make a last row
+ * named "(not recorded)" (JSON: with the counts of each limit). 0; -EINVAL
+ * for a NULL out or another format; -EIO when the stream reports an error. */
+TSC__API int tsc_zones_write(FILE *out, int format);
+/* Empties every zone's figures (names stay registered). */
+TSC__API void tsc_zones_reset(void);
+/* Prints the table to out when the program exits (exit() or a return from
+ * main), once however often it is called; out must stay open till then.
+ * Linux (GCC, Clang): 0, or -ENOMEM; elsewhere -ENOSYS (call
+ * tsc_zones_print at the end of main). -EINVAL for a NULL out. */
+TSC__API int tsc_zones_print_at_exit(FILE *out);
+
+#define TSC_ZONE(name) TSC__ZONE("" name "")
+#define TSC_ZONE_FUNC TSC__ZONE(__func__)
+#define TSC__ZONE(nm)                                                         \
+    for (uintptr_t TSC__MV(tsc__zf_) = tsc__zone_enter(nm), TSC__MV(tsc__zonce_) = 1; \
+         TSC__MV(tsc__zonce_);                                                 \
+         TSC__MV(tsc__zonce_) = 0, tsc__zone_exit(TSC__MV(tsc__zf_)))         \
+        for (; TSC__MV(tsc__zonce_); TSC__MV(tsc__zonce_) = 0)
 
 /* ======================================================================== */
 /* 5. Implementation. Everything below is private (tsc__ prefix).           */
@@ -1418,19 +1551,21 @@ __attribute__((aligned(64))) /* cache lines of its own */
 /* (mingw gcc drops selectany from a definition that follows a plain extern
  * declaration, and the linker then sees one definition per unit) */
 #if defined(__GNUC__) && !defined(__clang__) && (defined(__MINGW32__) || defined(__CYGWIN__))
-extern TSC__SHARED struct tsc__state tsc__g;
+#define TSC__SHARED_EXTERN extern TSC__SHARED
 #else
-extern struct tsc__state tsc__g;
+#define TSC__SHARED_EXTERN extern
 #endif
+#ifdef __cplusplus
+#define TSC__ZERO {}
+#else
+#define TSC__ZERO {0}
+#endif
+TSC__SHARED_EXTERN struct tsc__state tsc__g;
 #if TSC__IMPL
 #if defined(_MSC_VER) && !defined(__clang__)
 __declspec(align(64))
 #endif
-#ifdef __cplusplus
-TSC__SHARED struct tsc__state tsc__g = {};
-#else
-TSC__SHARED struct tsc__state tsc__g = {0};
-#endif
+TSC__SHARED struct tsc__state tsc__g = TSC__ZERO;
 #endif
 
 /* --- compiled once: what the hot paths and the macros call ------------- */
@@ -5294,6 +5429,670 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
                  "\"realtime_offset_ns\":\"%" PRIu64 "\",\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64
                  "}}\n", real, dropped, unfinished);
     return ferror(out) ? -EIO : 0;
+}
+#endif
+
+/* --- zones: implementation --------------------------------------------- */
+
+/* A zone's record in one thread: only that thread writes it, so its hot
+ * path takes no lock and makes no atomic read-modify-write. Every field
+ * another thread reads (a print, a reset) is loaded and stored whole,
+ * relaxed (plain moves on 64-bit targets), so a print while zones run
+ * reads each counter whole, though not all of them at one instant. */
+#define TSC__ZH_SUB 4  /* 16 buckets per power of two                      */
+#define TSC__ZH_TOP 40 /* from 2^40 ticks (minutes) one last bucket        */
+#define TSC__ZH_BUCKETS ((TSC__ZH_TOP - TSC__ZH_SUB + 1) << TSC__ZH_SUB)
+struct tsc__zrec {
+    uint32_t ready;  /* 1 once zone is set: the record may be read        */
+    uint32_t active; /* calls open now (recursion); its thread's alone    */
+    uint32_t zone;   /* index in the table of names                       */
+    uint32_t unused;
+    uint64_t calls, total, self, all, min, max; /* ticks; total and self
+                                      modulo 2^64, read as signed        */
+    uint64_t hist[TSC__ZH_BUCKETS];
+};
+/* An open zone: its start, and what nested zones took from it. */
+struct tsc__zframe {
+    uint64_t t0;   /* bare counter read at entry                          */
+    uint64_t kids; /* net ticks of its direct children (modulo 2^64)      */
+    uint64_t desc; /* zones nested in it at any depth                     */
+    struct tsc__zrec *rec;
+};
+#define TSC__ZCACHE 256 /* a thread's name -> record cache, open addressing */
+#define TSC__ZL_ZONES 0   /* calls not recorded: the table of names full    */
+#define TSC__ZL_RECORDS 1 /* the records full                               */
+#define TSC__ZL_DEPTH 2   /* nested deeper than TSC_ZONES_DEPTH             */
+#define TSC__ZL_LEFT 3    /* zones left by return, goto or longjmp          */
+struct tsc__zthread {
+    uint32_t depth; /* frames open: stack[1 .. depth]; stack[0] the root   */
+    uint32_t unused;
+    uint64_t e0, c; /* overhead (ticks): an empty zone; one nested zone    */
+    uint64_t lost[4];
+    const char *key[TSC__ZCACHE];
+    struct tsc__zrec *val[TSC__ZCACHE];
+    struct tsc__zrec *map[TSC_ZONES_MAX]; /* zone -> this thread's record */
+    struct tsc__zframe stack[TSC_ZONES_DEPTH + 1];
+};
+struct tsc__zstate {
+    uint32_t nthreads, nrecs;      /* blocks and records handed out        */
+    uint32_t refused;              /* threads past TSC_ZONES_THREADS       */
+    uint32_t over;                 /* overhead: 0 unknown, 1 measuring, 2 set */
+    uint64_t e0, c;
+    FILE *at_exit;                 /* tsc_zones_print_at_exit's stream     */
+    uint32_t at_exit_set, unused;
+    uintptr_t name[TSC_ZONES_MAX]; /* const char *, claimed by CAS; 0 free */
+    struct tsc__zthread th[TSC_ZONES_THREADS];
+    struct tsc__zrec rec[TSC_ZONES_RECORDS];
+};
+#define tsc__z TSC__VNAME(tsc__z_v)
+TSC__SHARED_EXTERN struct tsc__zstate tsc__z;
+#if TSC__IMPL
+TSC__SHARED struct tsc__zstate tsc__z = TSC__ZERO;
+#endif
+
+/* Relaxed whole loads and stores of the fields a print or reset reads;
+ * plain volatile ones where 64-bit atomics are not cheap. */
+#if defined(TSC__GNU) && UINTPTR_MAX > 0xFFFFFFFFu
+#define TSC__ZLD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define TSC__ZST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#else
+#define TSC__ZLD(p) (*TSC__CAST(const volatile uint64_t *, p))
+#define TSC__ZST(p, v) (*TSC__CAST(volatile uint64_t *, p) = (v))
+#endif
+#define TSC__ZADD(p, v) TSC__ZST((p), TSC__ZLD(p) + (v))
+/* The thread's block, 1 + its index in the bits above the flags of
+ * tsc__tls (0: none yet; all ones: refused, the blocks were used up).
+ * Zones need thread-local storage: without it they record nothing. */
+#define TSC__TLS_ZSHIFT 8
+#define TSC__ZREFUSED (UINT32_MAX >> TSC__TLS_ZSHIFT)
+#if defined(TSC__GNU) || defined(_MSC_VER)
+#define TSC__ZONES_ON 1
+#endif
+
+TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name);
+TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe *f);
+
+/* The hot path. Enter: the thread's block, its cache (a load and a
+ * compare after a name's first use in the thread), a frame; the counter
+ * last. Exit: the counter first, then the sums. */
+TSC__HOT struct tsc__zthread *tsc__zone_self(void)
+{
+    return &tsc__z.th[(tsc__tls >> TSC__TLS_ZSHIFT) - 1u];
+}
+TSC__HOT uint32_t tsc__zone_hash(const char *name)
+{
+    uint64_t p = TSC__RCAST(uintptr_t, name);
+    return TSC__CAST(uint32_t, (p * UINT64_C(0x9E3779B97F4A7C15)) >> 56); /* 0 .. 255 */
+}
+TSC__HOT uintptr_t tsc__zone_push(struct tsc__zthread *tb, struct tsc__zrec *r)
+{
+    uint32_t d = tb->depth + 1;
+    struct tsc__zframe *f;
+    if (TSC__UNLIKELY(d > TSC_ZONES_DEPTH)) {
+        TSC__ZADD(&tb->lost[TSC__ZL_DEPTH], 1);
+        return 0;
+    }
+    tb->depth = d;
+    f = &tb->stack[d];
+    f->rec = r;
+    f->kids = 0;
+    f->desc = 0;
+    r->active++;
+    f->t0 = tsc__clock_ticks_bare();
+    return TSC__RCAST(uintptr_t, f);
+}
+TSC__HOT uintptr_t tsc__zone_enter(const char *name)
+{
+#if defined(TSC__ZONES_ON)
+    uint32_t t = (tsc__tls >> TSC__TLS_ZSHIFT) - 1u, h;
+    struct tsc__zthread *tb;
+    if (TSC__LIKELY(t < TSC_ZONES_THREADS)) {
+        tb = &tsc__z.th[t];
+        h = tsc__zone_hash(name);
+        if (TSC__LIKELY(tb->key[h] == name))
+            return tsc__zone_push(tb, tb->val[h]);
+    }
+#endif
+    return tsc__zone_enter_slow(name);
+}
+/* The bucket of v: exact below 32, else 16 per power of two, each within
+ * 1/32 of its values (as tsc__bucket, with 4 bits kept instead of 6). */
+TSC__HOT uint32_t tsc__zone_bucket(uint64_t v)
+{
+    int s;
+    if (TSC__UNLIKELY(v >> TSC__ZH_TOP))
+        return TSC__ZH_BUCKETS - 1;
+    s = tsc__top_bit(v | (1u << TSC__ZH_SUB)) - TSC__ZH_SUB;
+    return (TSC__CAST(uint32_t, s) << TSC__ZH_SUB) + TSC__CAST(uint32_t, v >> s);
+}
+TSC__HOT void tsc__zone_exit(uintptr_t fp)
+{
+    uint64_t t1 = tsc__clock_ticks_bare(), net, v;
+    struct tsc__zframe *f = TSC__RCAST(struct tsc__zframe *, fp), *up;
+    struct tsc__zthread *tb;
+    struct tsc__zrec *r;
+    uint32_t b;
+    if (TSC__UNLIKELY(!f))
+        return; /* not recorded (counted where it was refused) */
+    tb = tsc__zone_self();
+    if (TSC__UNLIKELY(&tb->stack[tb->depth] != f) && !tsc__zone_unwind(tb, f))
+        return;
+    tb->depth--;
+    r = f->rec;
+    /* Net of the overhead: this zone's own, and that of each zone nested
+     * in it, so a parent's self keeps none of its children's cost. */
+    net = t1 - f->t0 - tb->e0 - f->desc * tb->c;
+    up = f - 1;
+    TSC__ZADD(&up->kids, net);
+    up->desc += f->desc + 1;
+    TSC__ZADD(&r->calls, 1);
+    TSC__ZADD(&r->self, net - f->kids);
+    if (--r->active == 0) /* the outermost call of a recursion counts */
+        TSC__ZADD(&r->total, net);
+    v = net >> 63 ? 0 : net;
+    TSC__ZADD(&r->all, v);
+    if (v < TSC__ZLD(&r->min))
+        TSC__ZST(&r->min, v);
+    if (v > TSC__ZLD(&r->max))
+        TSC__ZST(&r->max, v);
+    b = tsc__zone_bucket(v);
+    TSC__ZADD(&r->hist[b], 1);
+}
+
+/* Pointer-sized CAS and acquire load, for the table of names. */
+#if defined(TSC__GNU)
+#if TSC__IMPL
+TSC__FN uintptr_t tsc__zld_ptr(const uintptr_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+TSC__FN int tsc__zcas_ptr(uintptr_t *p, uintptr_t expect, uintptr_t want)
+{
+    return __atomic_compare_exchange_n(p, &expect, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+#endif
+#elif defined(_WIN64)
+#if TSC__IMPL
+TSC__FN int tsc__zcas_ptr(uintptr_t *p, uintptr_t expect, uintptr_t want)
+{
+    return _InterlockedCompareExchange64(TSC__RCAST(volatile long long *, p), TSC__CAST(long long, want),
+                                         TSC__CAST(long long, expect)) == TSC__CAST(long long, expect);
+}
+TSC__FN uintptr_t tsc__zld_ptr(const uintptr_t *p)
+{
+    return TSC__CAST(uintptr_t, _InterlockedOr64(TSC__RCAST(volatile long long *, TSC__CCAST(uintptr_t *, p)), 0));
+}
+#endif
+#else
+#if TSC__IMPL
+TSC__FN int tsc__zcas_ptr(uintptr_t *p, uintptr_t expect, uintptr_t want)
+{
+    return _InterlockedCompareExchange(TSC__RCAST(volatile long *, p), TSC__CAST(long, want),
+                                       TSC__CAST(long, expect)) == TSC__CAST(long, expect);
+}
+TSC__FN uintptr_t tsc__zld_ptr(const uintptr_t *p)
+{
+    return TSC__CAST(uintptr_t, _InterlockedOr(TSC__RCAST(volatile long *, TSC__CCAST(uintptr_t *, p)), 0));
+}
+#endif
+#endif
+
+#if TSC__IMPL
+/* n < limit, claimed: the next index of *count, or -1 when all are out. */
+TSC__FN int tsc__zone_claim(uint32_t *count, uint32_t limit)
+{
+    uint32_t n = TSC__LD32(count);
+    while (n < limit) {
+        if (tsc__cas32(count, n, n + 1))
+            return TSC__CAST(int, n);
+        n = TSC__LD32(count);
+    }
+    return -1;
+}
+
+/* The zone named name (by its text: the same name at two places, or in
+ * two units, is one zone), registered on its first use: linear probing
+ * from the text's hash, a slot taken by one CAS. -1 when the table is
+ * full. */
+TSC__FN int tsc__zone_find(const char *name)
+{
+    uint32_t h = 2166136261u, i, k;
+    const unsigned char *s = TSC__RCAST(const unsigned char *, name);
+    uintptr_t v, me = TSC__RCAST(uintptr_t, name);
+    for (; *s; s++)
+        h = (h ^ *s) * 16777619u; /* FNV-1a */
+    for (k = 0; k < TSC_ZONES_MAX; k++) {
+        i = (h + k) % TSC_ZONES_MAX;
+        v = tsc__zld_ptr(&tsc__z.name[i]);
+        if (v == 0) {
+            if (tsc__zcas_ptr(&tsc__z.name[i], 0, me))
+                return TSC__CAST(int, i);
+            v = tsc__zld_ptr(&tsc__z.name[i]);
+        }
+        if (v == me || strcmp(TSC__RCAST(const char *, v), name) == 0)
+            return TSC__CAST(int, i);
+    }
+    return -1;
+}
+
+/* Nearest rank p of a histogram of n samples, clamped to [mn, mx]. */
+TSC__FN uint64_t tsc__zone_pct(const uint64_t *h, uint64_t n, double p, uint64_t mn, uint64_t mx)
+{
+    uint64_t rank = tsc__rank(n, p), seen = 0, mid;
+    uint32_t i;
+    int s;
+    for (i = 0; i < TSC__ZH_BUCKETS - 1; i++) {
+        seen += h[i];
+        if (seen >= rank)
+            break;
+    }
+    if (i < (2u << TSC__ZH_SUB)) {
+        mid = i;
+    } else {
+        s = TSC__CAST(int, i >> TSC__ZH_SUB) - 1;
+        mid = (TSC__CAST(uint64_t, (i & 15u) | 16u) << s) + ((UINT64_C(1) << s) - 1) / 2;
+    }
+    return mid < mn ? mn : mid > mx ? mx : mid;
+}
+
+/* The overhead, measured with the hot path itself (cache lookup
+ * included) on records of its own, under names no zone can have: the
+ * median of 2000 empty zones (what a call's net time must lose), and the
+ * median of 2000 zones holding one empty zone, less that (what each zone
+ * nested in another adds to it). Medians, not minima: two bare counter
+ * reads can come out nearly together, and the fastest would leave the
+ * typical call's overhead in the figures. */
+TSC__FN void tsc__zone_measure(struct tsc__zthread *tb, uint64_t *e0, uint64_t *c)
+{
+    static const char ka[] = "", kp[] = ""; /* two addresses, one per unit */
+    struct tsc__zrec r[2]; /* 10 KiB of stack, once per thread */
+    uint64_t m[2];
+    uintptr_t fp;
+    uint32_t h;
+    int i, k;
+    memset(r, 0, sizeof r);
+    tb->e0 = tb->c = 0;
+    for (k = 0; k < 2; k++) { /* the cache is empty: the first free slot */
+        r[k].min = UINT64_MAX;
+        for (h = tsc__zone_hash(k ? kp : ka); tb->key[h]; h = (h + 1) % TSC__ZCACHE)
+            ;
+        tb->key[h] = k ? kp : ka;
+        tb->val[h] = &r[k];
+    }
+    for (i = 0; i < 2000; i++)
+        tsc__zone_exit(tsc__zone_enter(ka));
+    for (i = 0; i < 2000; i++) {
+        fp = tsc__zone_enter(kp);
+        tsc__zone_exit(tsc__zone_enter(ka));
+        tsc__zone_exit(fp);
+    }
+    for (k = 0; k < 2; k++)
+        m[k] = tsc__zone_pct(r[k].hist, r[k].calls, 50, r[k].min, r[k].max);
+    *e0 = m[0];
+    *c = m[1] > m[0] ? m[1] - m[0] : 0;
+    memset(tb->key, 0, sizeof tb->key);
+    TSC__ZST(&tb->stack[0].kids, 0);
+    tb->stack[0].desc = 0;
+}
+
+/* A thread's first zone: a block of the pool, the clock set up (as
+ * tsc_trace_init does) and the overhead, measured by the first thread;
+ * one that finds it being measured measures for itself. 0 when refused. */
+TSC__FN struct tsc__zthread *tsc__zone_thread(void)
+{
+    struct tsc__zthread *tb;
+    uint64_t e0, c;
+    int i;
+    uint32_t t = tsc__tls >> TSC__TLS_ZSHIFT;
+    if (t != 0)
+        return t == TSC__ZREFUSED ? TSC__CAST(struct tsc__zthread *, TSC__NULL) : tsc__zone_self();
+    i = tsc__zone_claim(&tsc__z.nthreads, TSC_ZONES_THREADS);
+    if (i < 0) {
+        tsc__tls |= TSC__ZREFUSED << TSC__TLS_ZSHIFT;
+        (void)tsc__zone_claim(&tsc__z.refused, UINT32_MAX);
+        return TSC__CAST(struct tsc__zthread *, TSC__NULL);
+    }
+    (void)tsc_now_ns();
+    tsc__tls |= TSC__CAST(uint32_t, i + 1) << TSC__TLS_ZSHIFT;
+    tb = &tsc__z.th[i];
+    if (TSC__LD32(&tsc__z.over) == 2) {
+        e0 = tsc__z.e0;
+        c = tsc__z.c;
+    } else {
+        tsc__zone_measure(tb, &e0, &c);
+        if (tsc__cas32(&tsc__z.over, 0, 1)) {
+            tsc__z.e0 = e0;
+            tsc__z.c = c;
+            TSC__ST32(&tsc__z.over, 2);
+        }
+    }
+    tb->e0 = e0;
+    tb->c = c;
+    return tb;
+}
+
+/* A name not in the thread's cache (its first use in the thread, or
+ * pushed out by others): the zone, the thread's record of it, a place in
+ * the cache. What cannot be had is counted and the zone not recorded: its
+ * time stays in its parent's self. */
+TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name)
+{
+#if defined(TSC__ZONES_ON)
+    struct tsc__zthread *tb = tsc__zone_thread();
+    struct tsc__zrec *r;
+    uint32_t h, k, free_slot = TSC__ZCACHE;
+    int z, i;
+    if (!tb)
+        return 0;
+    h = tsc__zone_hash(name);
+    for (k = 0; k < TSC__ZCACHE; k++) {
+        i = TSC__CAST(int, (h + k) % TSC__ZCACHE);
+        if (tb->key[i] == name)
+            return tsc__zone_push(tb, tb->val[i]);
+        if (!tb->key[i]) {
+            free_slot = TSC__CAST(uint32_t, i);
+            break;
+        }
+    }
+    z = tsc__zone_find(name);
+    if (z < 0) {
+        TSC__ZADD(&tb->lost[TSC__ZL_ZONES], 1);
+        return 0;
+    }
+    r = tb->map[z];
+    if (!r) {
+        i = tsc__zone_claim(&tsc__z.nrecs, TSC_ZONES_RECORDS);
+        if (i < 0) {
+            TSC__ZADD(&tb->lost[TSC__ZL_RECORDS], 1);
+            return 0;
+        }
+        r = &tsc__z.rec[i];
+        r->zone = TSC__CAST(uint32_t, z);
+        TSC__ZST(&r->min, UINT64_MAX);
+        TSC__ST32(&r->ready, 1);
+        tb->map[z] = r;
+    }
+    if (free_slot < TSC__ZCACHE) { /* a full cache: every call comes here */
+        tb->val[free_slot] = r;
+        tb->key[free_slot] = name;
+    }
+    return tsc__zone_push(tb, r);
+#else
+    (void)name;
+    return 0;
+#endif
+}
+
+/* Zones above f were left by return, goto or longjmp: closed unrecorded
+ * (their time stays in f's self), and counted. 0 where f is not open (it
+ * then records nothing). */
+TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe *f)
+{
+    uint32_t d = tb->depth;
+    while (d > 0 && &tb->stack[d] != f)
+        d--;
+    if (d == 0)
+        return 0;
+    for (; tb->depth > d; tb->depth--) {
+        tb->stack[tb->depth].rec->active--;
+        TSC__ZADD(&tb->lost[TSC__ZL_LEFT], 1);
+    }
+    return 1;
+}
+#endif
+
+/* One zone merged over the threads, in ticks (net of the overhead). */
+struct tsc__zrow {
+    const char *name;
+    uint64_t calls, total, self, all, min, max, p50, p99;
+    uint32_t threads;
+};
+/* What the rows leave out, and the root zones' total. */
+struct tsc__zsum {
+    uint64_t root, lost[4];
+    uint32_t threads, refused, zones;
+};
+
+#if TSC__IMPL
+/* A signed sum, floored at 0 for display. */
+TSC__FN uint64_t tsc__zone_pos(uint64_t v) { return v >> 63 ? 0 : v; }
+
+/* Merges every thread's records into rows (zones run at least once),
+ * sorted by self time, most first. Returns the number of rows. */
+TSC__FN int tsc__zones_collect(struct tsc__zrow *rows, struct tsc__zsum *sum)
+{
+    uint64_t h[TSC__ZH_BUCKETS], v, root = 0;
+    uintptr_t nm;
+    uint32_t nrec = TSC__LD32(&tsc__z.nrecs), nth = TSC__LD32(&tsc__z.nthreads), i, z;
+    struct tsc__zrec *r;
+    struct tsc__zrow row;
+    int n = 0, k, j;
+    memset(sum, 0, sizeof *sum);
+    for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
+        root += TSC__ZLD(&tsc__z.th[i].stack[0].kids);
+        for (k = 0; k < 4; k++)
+            sum->lost[k] += TSC__ZLD(&tsc__z.th[i].lost[k]);
+    }
+    sum->root = tsc__zone_pos(root);
+    sum->threads = nth;
+    sum->refused = TSC__LD32(&tsc__z.refused);
+    for (z = 0; z < TSC_ZONES_MAX; z++) {
+        if (!(nm = tsc__zld_ptr(&tsc__z.name[z])))
+            continue;
+        sum->zones++;
+        memset(&row, 0, sizeof row);
+        memset(h, 0, sizeof h);
+        row.name = TSC__RCAST(const char *, nm);
+        row.min = UINT64_MAX;
+        for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
+            r = &tsc__z.rec[i];
+            if (!TSC__LD32(&r->ready) || r->zone != z || !(v = TSC__ZLD(&r->calls)))
+                continue;
+            row.calls += v;
+            row.threads++;
+            row.total += TSC__ZLD(&r->total);
+            row.self += TSC__ZLD(&r->self);
+            row.all += TSC__ZLD(&r->all);
+            v = TSC__ZLD(&r->min);
+            row.min = v < row.min ? v : row.min;
+            v = TSC__ZLD(&r->max);
+            row.max = v > row.max ? v : row.max;
+            for (j = 0; j < TSC__ZH_BUCKETS; j++)
+                h[j] += TSC__ZLD(&r->hist[j]);
+        }
+        if (!row.calls)
+            continue;
+        row.total = tsc__zone_pos(row.total);
+        row.self = tsc__zone_pos(row.self);
+        row.min = row.min > row.max ? row.max : row.min; /* (a reset in between) */
+        for (v = 0, j = 0; j < TSC__ZH_BUCKETS; j++)
+            v += h[j];
+        row.p50 = tsc__zone_pct(h, v, 50, row.min, row.max);
+        row.p99 = tsc__zone_pct(h, v, 99, row.min, row.max);
+        for (k = n; k > 0 && rows[k - 1].self < row.self; k--)
+            rows[k] = rows[k - 1];
+        rows[k] = row;
+        n++;
+    }
+    return n;
+}
+
+/* Ticks as whole nanoseconds; a share of the root zones' total. */
+TSC__FN uint64_t tsc__zns(uint64_t ticks) { return tsc_ticks_to_ns(ticks); }
+TSC__FN double tsc__zpct(uint64_t self, const struct tsc__zsum *s)
+{
+    return s->root ? 100.0 * TSC__CAST(double, self) / TSC__CAST(double, s->root) : 0.0;
+}
+
+/* "not recorded: ..." with what was lost, or nothing when nothing was. */
+TSC__FN void tsc__zones_lost(FILE *out, const struct tsc__zsum *s, const char *prefix)
+{
+    if (!(s->lost[0] | s->lost[1] | s->lost[2] | s->lost[3] | s->refused))
+        return;
+    fprintf(out, "%snot recorded: %" PRIu64 " calls past TSC_ZONES_MAX (%d zones), %" PRIu64
+            " past TSC_ZONES_RECORDS (%d), %" PRIu64 " past TSC_ZONES_DEPTH (%d), %" PRIu64
+            " zones left by return/goto (time kept in the parent's self), %" PRIu32
+            " threads past TSC_ZONES_THREADS (%d)\n", prefix, s->lost[0], TSC_ZONES_MAX,
+            s->lost[1], TSC_ZONES_RECORDS, s->lost[2], TSC_ZONES_DEPTH, s->lost[3], s->refused,
+            TSC_ZONES_THREADS);
+}
+
+TSC__API void tsc_zones_print(FILE *out)
+{
+    struct tsc__zrow rows[TSC_ZONES_MAX];
+    struct tsc__zsum s;
+    int n, i, w = 4;
+    size_t len;
+    if (!out)
+        return;
+    n = tsc__zones_collect(rows, &s);
+    for (i = 0; i < n; i++) {
+        len = strlen(rows[i].name);
+        w = len > 40 ? 40 : TSC__CAST(int, len) > w ? TSC__CAST(int, len) : w;
+    }
+    fprintf(out, "  %-*s %10s %7s %12s %12s %12s %12s %12s %12s %7s\n", w, "zone", "calls",
+            "self %", "self", "total", "mean", "p50", "p99", "max", "threads");
+    for (i = 0; i < n; i++) {
+        fprintf(out, "  %-*.*s %10" PRIu64 " %6.1f%%", w, w, rows[i].name, rows[i].calls,
+                tsc__zpct(rows[i].self, &s));
+        tsc__print_time(out, rows[i].self);
+        tsc__print_time(out, rows[i].total);
+        tsc__print_time(out, rows[i].all / rows[i].calls);
+        tsc__print_time(out, rows[i].p50);
+        tsc__print_time(out, rows[i].p99);
+        tsc__print_time(out, rows[i].max);
+        fprintf(out, " %7" PRIu32 "\n", rows[i].threads);
+    }
+    fprintf(out, "  %-*s %10s %6.1f%%", w, "(all)", "", s.root ? 100.0 : 0.0);
+    tsc__print_time(out, s.root); /* the root zones' total: every self adds up to it */
+    tsc__print_time(out, s.root);
+    fprintf(out, "\n  %d zones, %" PRIu32 " threads; overhead subtracted: %" PRIu64
+            " ticks per zone, %" PRIu64 " more per zone nested in it\n", n, s.threads,
+            TSC__LD32(&tsc__z.over) == 2 ? tsc__z.e0 : 0,
+            TSC__LD32(&tsc__z.over) == 2 ? tsc__z.c : 0);
+    tsc__zones_lost(out, &s, "  ");
+#if !defined(TSC__ZONES_ON)
+    fputs("  zones record nothing here: this compiler has no thread-local storage\n", out);
+#endif
+}
+
+/* A name in a markdown cell: '|' escaped, control characters dropped. */
+TSC__FN void tsc__zone_put_md(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", out);
+        else if (TSC__CAST(unsigned char, *s) >= 0x20)
+            fputc(*s, out);
+    }
+}
+
+TSC__API int tsc_zones_write(FILE *out, int format)
+{
+    struct tsc__zrow rows[TSC_ZONES_MAX], *r;
+    struct tsc__zsum s;
+    uint64_t lost;
+    int n, i;
+    if (!out || format < TSC_BENCH_MARKDOWN || format > TSC_BENCH_JSON)
+        return -EINVAL;
+    n = tsc__zones_collect(rows, &s);
+    lost = s.lost[0] + s.lost[1] + s.lost[2];
+    if (format == TSC_BENCH_MARKDOWN)
+        fputs("| zone | calls | self % | self ns | total ns | min ns | mean ns | p50 ns | p99 ns "
+              "| max ns | threads |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
+    else if (format == TSC_BENCH_CSV)
+        fputs("name,calls,self_pct,self_ns,total_ns,min_ns,mean_ns,p50_ns,p99_ns,max_ns,threads\n", out);
+    else
+        fputs("[", out);
+    for (i = 0; i < n; i++) {
+        r = &rows[i];
+        if (format == TSC_BENCH_MARKDOWN) {
+            fputs("| ", out);
+            tsc__zone_put_md(out, r->name);
+            fprintf(out, " | %" PRIu64 " | %.1f%% | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %"
+                    PRIu32 " |\n", r->calls, tsc__zpct(r->self, &s), tsc__zns(r->self),
+                    tsc__zns(r->total), tsc__zns(r->min), tsc__zns(r->all / r->calls),
+                    tsc__zns(r->p50), tsc__zns(r->p99), tsc__zns(r->max), r->threads);
+        } else if (format == TSC_BENCH_CSV) {
+            fputc('"', out);
+            tsc__put_escaped(out, r->name, 0);
+            fprintf(out, "\",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
+                    r->calls, tsc__zpct(r->self, &s), tsc__zns(r->self), tsc__zns(r->total),
+                    tsc__zns(r->min), tsc__zns(r->all / r->calls), tsc__zns(r->p50),
+                    tsc__zns(r->p99), tsc__zns(r->max), r->threads);
+        } else {
+            fputs(i ? ",\n {\"name\": " : "\n {\"name\": ", out);
+            tsc__trace_put_str(out, r->name);
+            fprintf(out, ", \"calls\": %" PRIu64 ", \"self_pct\": %.3f, \"self_ns\": %" PRIu64 ", "
+                    "\"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"mean_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", "
+                    "\"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"threads\": %" PRIu32 "}",
+                    r->calls, tsc__zpct(r->self, &s), tsc__zns(r->self), tsc__zns(r->total),
+                    tsc__zns(r->min), tsc__zns(r->all / r->calls), tsc__zns(r->p50),
+                    tsc__zns(r->p99), tsc__zns(r->max), r->threads);
+        }
+    }
+    /* What was not recorded is a row of its own, never silent: calls
+     * refused (zones, records, depth) with the zones left early in max. */
+    if (lost || s.lost[3] || s.refused) {
+        if (format == TSC_BENCH_MARKDOWN)
+            tsc__zones_lost(out, &s, "\n");
+        else if (format == TSC_BENCH_CSV)
+            fprintf(out, "\"(not recorded)\",%" PRIu64 ",0,0,0,0,0,0,0,%" PRIu64 ",%" PRIu32 "\n",
+                    lost, s.lost[3], s.refused);
+        else
+            fprintf(out, "%s {\"name\": \"(not recorded)\", \"calls\": %" PRIu64 ", \"self_pct\": 0, "
+                    "\"self_ns\": 0, \"total_ns\": 0, \"min_ns\": 0, \"mean_ns\": 0, \"p50_ns\": 0, "
+                    "\"p99_ns\": 0, \"max_ns\": 0, \"threads\": %" PRIu32 ", \"left_early\": %" PRIu64
+                    ", \"past_max\": %" PRIu64 ", \"past_records\": %" PRIu64 ", \"past_depth\": %"
+                    PRIu64 "}", n ? ",\n" : "\n", lost, s.refused, s.lost[3], s.lost[0], s.lost[1],
+                    s.lost[2]);
+    }
+    if (format == TSC_BENCH_JSON)
+        fputs("\n]\n", out);
+    return ferror(out) ? -EIO : 0;
+}
+
+TSC__API void tsc_zones_reset(void)
+{
+    uint32_t nrec = TSC__LD32(&tsc__z.nrecs), nth = TSC__LD32(&tsc__z.nthreads), i;
+    struct tsc__zrec *r;
+    int k;
+    for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
+        r = &tsc__z.rec[i];
+        TSC__ZST(&r->calls, 0);
+        TSC__ZST(&r->total, 0);
+        TSC__ZST(&r->self, 0);
+        TSC__ZST(&r->all, 0);
+        TSC__ZST(&r->max, 0);
+        TSC__ZST(&r->min, UINT64_MAX);
+        for (k = 0; k < TSC__ZH_BUCKETS; k++)
+            TSC__ZST(&r->hist[k], 0);
+    }
+    for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
+        TSC__ZST(&tsc__z.th[i].stack[0].kids, 0);
+        for (k = 0; k < 4; k++)
+            TSC__ZST(&tsc__z.th[i].lost[k], 0);
+    }
+}
+#endif
+
+#if defined(TSC__LINUX) && defined(TSC__GNU)
+extern int tsc__atexit(void (*)(void)) __asm__("atexit");
+#if TSC__IMPL
+TSC__FN void tsc__zones_at_exit(void) { tsc_zones_print(tsc__z.at_exit); }
+#endif
+#endif
+
+#if TSC__IMPL
+TSC__API int tsc_zones_print_at_exit(FILE *out)
+{
+#if defined(TSC__LINUX) && defined(TSC__GNU)
+    if (!out)
+        return -EINVAL;
+    tsc__z.at_exit = out;
+    if (!tsc__cas32(&tsc__z.at_exit_set, 0, 1))
+        return 0;
+    return tsc__atexit(tsc__zones_at_exit) == 0 ? 0 : -ENOMEM;
+#else
+    return out ? -ENOSYS : -EINVAL;
+#endif
 }
 #endif
 

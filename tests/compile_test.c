@@ -71,10 +71,29 @@ int compile_test_measure(void)
            COMPILE_TEST_CAST(int, tsc_stats_mean(&s) + tsc_stats_stddev(&s));
 }
 
+/* Zones: the macros (also as the body of a for) and every function. */
+int compile_test_zones(void);
+int compile_test_zones(void)
+{
+    int i, n = 0;
+    TSC_ZONE("outer") {
+        for (i = 0; i < 3; i++)
+            TSC_ZONE("inner") n += i;
+        TSC_ZONE_FUNC {
+            if (n)
+                break;
+        }
+    }
+    tsc_zones_print(stdout);
+    n += tsc_zones_write(stdout, TSC_BENCH_JSON) + tsc_zones_print_at_exit(stdout);
+    tsc_zones_reset();
+    return n;
+}
+
 #if defined(COMPILE_TEST_MAIN)
 /* Linked under -O3 -flto, so link-time warnings count too. */
 int main(void)
 {
-    return compile_test_use() + compile_test_measure() == 0x7fffffff;
+    return compile_test_use() + compile_test_measure() + compile_test_zones() == 0x7fffffff;
 }
 #endif

@@ -256,6 +256,30 @@ static void use_trace(FILE *out)
 #endif
 }
 
+/* Zones (C99 and C++: TSC_ZONE declares its loop variables). */
+static void use_zones(FILE *out)
+{
+#if defined(WHOLE_API_HAS_MEASURE)
+    int i, rc;
+    TSC_ZONE("outer") {
+        for (i = 0; i < 3; i++)
+            TSC_ZONE("inner") TSC_KEEP(i);
+        TSC_ZONE_FUNC {}
+    }
+    tsc_zones_print(out);
+    rc = tsc_zones_write(out, TSC_BENCH_MARKDOWN);
+    rc += tsc_zones_write(out, TSC_BENCH_CSV);
+    rc += tsc_zones_write(out, TSC_BENCH_JSON);
+    tsc_zones_reset();
+    expect(rc == 0 && tsc_zones_print_at_exit(WHOLE_API_NULL) == -EINVAL,
+           "the zone calls work");
+    expect(TSC_ZONES_MAX > 0 && TSC_ZONES_THREADS > 0 && TSC_ZONES_RECORDS > 0 &&
+           TSC_ZONES_DEPTH > 0, "the zones' limits are set");
+#else
+    (void)out;
+#endif
+}
+
 int main(void)
 {
     FILE *out;
@@ -268,6 +292,7 @@ int main(void)
     use_measure(out);
     use_bench(out);
     use_trace(out);
+    use_zones(out);
     if (out != stdout)
         fclose(out);
     return failures != 0;

@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: MIT */
+/* Zones: TSC_ZONE blocks merged over threads into one profile. Figures are
+ * read back from tsc_zones_write's JSON (parsed strictly here, so the
+ * document's shape is checked too). Counts are exact; sums that the
+ * profile defines exactly (self = total - children) hold to the
+ * nanosecond rounding of each figure; timings against a TSC_BENCH
+ * measurement of the same code hold within 2 % plus that measurement's own
+ * stated error, on the best of 5 tries (a try on which the machine stole
+ * time from the zone is repeated), natively only: under emulation
+ * (TSC_TEST_EMULATED) only behaviour is checked.
+ * Built twice: as is, and with TEST_ZONES_LIMITS and small limits, where
+ * every limit is crossed and must be counted and reported. */
+#include "tsc_test.h"
+#include <pthread.h>
+#include <string.h>
+
+/* --- reading the profile back -------------------------------------------- */
+
+#define MAX_ROWS 64
+#define MAX_KEYS 16
+
+struct zrow {
+    char name[64];
+    int nkeys;
+    char key[MAX_KEYS][16];
+    double val[MAX_KEYS];
+};
+
+struct zprof {
+    int n;
+    struct zrow row[MAX_ROWS];
+};
+
+static const char *const required[] = {"calls", "total_ns", "self_ns", "min_ns", "mean_ns",
+                                       "p50_ns", "p99_ns", "max_ns", "threads"};
+
+static void ws(const char **p)
+{
+    while (**p == ' ' || **p == '\n' || **p == '\r' || **p == '\t')
+        (*p)++;
+}
+
+/* A JSON string into out (escapes kept as they are but \" and \\). */
+static void jstr(const char **p, char *out, size_t cap)
+{
+    size_t n = 0;
+    EXPECT(**p == '"', "a string at \"%.20s\"", *p);
+    for ((*p)++; **p && **p != '"'; (*p)++) {
+        if (**p == '\\')
+            (*p)++;
+        EXPECT(**p != '\0', "an unterminated string");
+        if (n + 1 < cap)
+            out[n++] = **p;
+    }
+    EXPECT(**p == '"', "an unterminated string");
+    (*p)++;
+    out[n] = '\0';
+}
+
+/* The document must be an array of flat objects of strings and numbers,
+ * each with a name and every required key. */
+static void parse(const char *p, struct zprof *z)
+{
+    char key[16], *end;
+    struct zrow *r;
+    size_t k;
+    int i, found;
+    z->n = 0;
+    ws(&p);
+    EXPECT(*p == '[', "the document opens an array: \"%.20s\"", p);
+    p++;
+    ws(&p);
+    while (*p != ']') {
+        EXPECT(*p == '{', "an object: \"%.20s\"", p);
+        EXPECT(z->n < MAX_ROWS, "at most %d rows", MAX_ROWS);
+        r = &z->row[z->n++];
+        memset(r, 0, sizeof *r);
+        p++;
+        for (;;) {
+            ws(&p);
+            jstr(&p, key, sizeof key);
+            ws(&p);
+            EXPECT(*p == ':', "a colon after \"%s\"", key);
+            p++;
+            ws(&p);
+            if (!strcmp(key, "name")) {
+                jstr(&p, r->name, sizeof r->name);
+            } else {
+                EXPECT(r->nkeys < MAX_KEYS, "at most %d keys", MAX_KEYS);
+                snprintf(r->key[r->nkeys], sizeof r->key[0], "%s", key);
+                r->val[r->nkeys] = strtod(p, &end);
+                EXPECT(end != p, "a number for \"%s\": \"%.20s\"", key, p);
+                p = end;
+                r->nkeys++;
+            }
+            ws(&p);
+            if (*p == '}')
+                break;
+            EXPECT(*p == ',', "a comma or a closing brace: \"%.20s\"", p);
+            p++;
+        }
+        p++;
+        for (k = 0; k < sizeof required / sizeof required[0]; k++) {
+            for (found = 0, i = 0; i < r->nkeys; i++)
+                found |= !strcmp(r->key[i], required[k]);
+            EXPECT(found, "row \"%s\" has \"%s\"", r->name, required[k]);
+        }
+        ws(&p);
+        if (*p == ',') {
+            p++;
+            ws(&p);
+            EXPECT(*p == '{', "an object after a comma");
+        } else {
+            EXPECT(*p == ']', "a comma or the array's end: \"%.20s\"", p);
+        }
+    }
+    p++;
+    ws(&p);
+    EXPECT(*p == '\0', "nothing after the array: \"%.20s\"", p);
+}
+
+/* What fn writes to a stream, as a string (free it). */
+static char *capture(int (*fn)(FILE *, int), int format)
+{
+    FILE *f = tmpfile();
+    long len;
+    char *s;
+    assert_non_null(f);
+    if (fn)
+        assert_int_equal(fn(f, format), 0);
+    else
+        tsc_zones_print(f);
+    len = ftell(f);
+    rewind(f);
+    s = (char *)malloc((size_t)len + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
+    s[len] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void profile(struct zprof *z)
+{
+    char *s = capture(tsc_zones_write, TSC_BENCH_JSON);
+    parse(s, z);
+    free(s);
+}
+
+static const struct zrow *row(const struct zprof *z, const char *name)
+{
+    int i;
+    for (i = 0; i < z->n; i++)
+        if (!strcmp(z->row[i].name, name))
+            return &z->row[i];
+    return NULL;
+}
+
+/* A row's figure; 0 for a zone not in the profile (never run). */
+static double get(const struct zprof *z, const char *name, const char *key)
+{
+    const struct zrow *r = row(z, name);
+    int i;
+    for (i = 0; r && i < r->nkeys; i++)
+        if (!strcmp(r->key[i], key))
+            return r->val[i];
+    return 0;
+}
+
+#if !defined(TEST_ZONES_LIMITS)
+
+/* Accuracy is checked natively only: not under emulation, nor under
+ * ThreadSanitizer, whose instrumented atomics make a zone's overhead vary
+ * by more than the bounds. */
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+static int emulated(void)
+{
+#if defined(TEST_TSAN)
+    return 1;
+#else
+    return getenv("TSC_TEST_EMULATED") != NULL;
+#endif
+}
+
+/* --- workloads ------------------------------------------------------------ */
+
+/* A dependent chain of n multiply-adds: its time scales with n and the
+ * compiler cannot shorten it (x is unknown to it). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint64_t chain(uint64_t x, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        TSC_KEEP(x);
+    }
+    return x;
+}
+
+static uint64_t g_sink;
+
+/* ns per chain(x, n) call as TSC_BENCH measures it, and its stated error
+ * in ns. */
+static double bench_chain(int n, double *err_ns)
+{
+    struct tsc_bench b;
+    struct tsc_bench_result r;
+    uint64_t x = 1;
+    tsc_bench_init(&b, "chain");
+    TSC_BENCH(&b) {
+        TSC_KEEP(x);
+        x = chain(x, n);
+        TSC_KEEP(x);
+    }
+    g_sink += x;
+    assert_int_equal(tsc_bench_result(&b, &r), 0);
+    *err_ns = r.err_ticks_per_op * r.ns_per_op / (r.ticks_per_op > 0 ? r.ticks_per_op : 1);
+    return r.ns_per_op;
+}
+
+/* --- the behaviours ------------------------------------------------------ */
+
+static void test_a_zone_around_known_work_reports_its_total_within_2_percent(void **state)
+{
+    enum { N = 2000, LEN = 500 };
+    struct zprof z;
+    double per, err, want, got = 0, worst = 0;
+    uint64_t x = 3;
+    int try_, i;
+    (void)state;
+    for (try_ = 0; try_ < 5; try_++) {
+        per = bench_chain(LEN, &err);
+        want = N * per;
+        tsc_zones_reset();
+        TSC_ZONE("known work") {
+            for (i = 0; i < N; i++)
+                x = chain(x, LEN);
+        }
+        g_sink += x;
+        profile(&z);
+        assert_int_equal((int)get(&z, "known work", "calls"), 1);
+        got = get(&z, "known work", "total_ns");
+        assert_true(got > 0);
+        if (emulated())
+            return;
+        worst = 0.02 * want + N * err;
+        print_message("try %d: total %.0f ns vs %d x %.2f ns = %.0f ns: %+.3f %% (bound %.3f %%)\n",
+                      try_, got, N, per, want, 100 * (got - want) / want, 100 * worst / want);
+        if (got > want - worst && got < want + worst)
+            return;
+    }
+    EXPECT(0, "the zone's total within 2 %% (+ the benchmark's error) of %d x the benchmarked "
+              "cost, on one of 5 tries: last %.0f ns vs %.0f +- %.0f ns", N, got, want, worst);
+}
+
+/* A parent with two children: its self time is its total less theirs
+ * (exactly, in ticks; here to the rounding of three figures in ns), and
+ * comes out as the cost of the parent's own work: the children's overhead
+ * is not in it, within the overhead of the two zones per call. */
+static void test_a_parents_self_time_is_its_total_less_its_childrens(void **state)
+{
+    enum { N = 2000, OWN = 300, KID = 200 };
+    struct zprof z;
+    double own, err, self, total, a, b, per_call, bound = 0;
+    uint64_t x = 5, over;
+    int try_, i;
+    (void)state;
+    over = tsc_ticks_to_ns(tsc_overhead_ticks()); /* a fenced pair: > one zone's overhead */
+    for (try_ = 0; try_ < 5; try_++) {
+        own = bench_chain(OWN, &err);
+        tsc_zones_reset();
+        for (i = 0; i < N; i++)
+            TSC_ZONE("parent") {
+                x = chain(x, OWN);
+                TSC_ZONE("child a") { x = chain(x, KID); }
+                TSC_ZONE("child b") x = chain(x, KID);
+            }
+        g_sink += x;
+        profile(&z);
+        assert_int_equal((int)get(&z, "parent", "calls"), N);
+        assert_int_equal((int)get(&z, "child a", "calls"), N);
+        assert_int_equal((int)get(&z, "child b", "calls"), N);
+        self = get(&z, "parent", "self_ns");
+        total = get(&z, "parent", "total_ns");
+        a = get(&z, "child a", "total_ns");
+        b = get(&z, "child b", "total_ns");
+        /* (a sum below 0 is shown as 0, and the identity is of the sums:
+         * natively none is; under emulation or ThreadSanitizer, whose
+         * overhead varies, one may be, and then nothing is checked) */
+        if (!emulated())
+            EXPECT(self > 0 && a > 0 && b > 0, "positive figures: %.0f %.0f %.0f", self, a, b);
+        if (self > 0 && a > 0 && b > 0)
+            EXPECT(self >= total - a - b - 2 && self <= total - a - b + 2,
+                   "self %.0f = total %.0f - children %.0f - %.0f, to 2 ns", self, total, a, b);
+        if (emulated())
+            return;
+        per_call = self / N;
+        /* 2 %, the benchmark's error, and twice a fenced pair: the
+         * overhead subtracted is that of zones back to back, part of which
+         * the CPU overlaps with real work (seen: 10 ns per child). */
+        bound = 0.02 * own + err + 2.0 * (double)over;
+        print_message("try %d: parent's self %.1f ns per call, own work %.1f ns (+- %.1f)\n",
+                      try_, per_call, own, bound);
+        if (per_call > own - bound && per_call < own + bound)
+            return;
+    }
+    EXPECT(0, "the parent's self time per call within 2 %% + the overhead of its two children "
+              "of its own work, on one of 5 tries (+- %.1f ns)", bound);
+}
+
+#define THREADS 16
+#define ROUNDS 1000
+
+static void *sixteen(void *arg)
+{
+    uint64_t x = (uint64_t)(uintptr_t)arg;
+    int i, k;
+    for (i = 0; i < ROUNDS; i++)
+        TSC_ZONE("t16 outer") {
+            for (k = 0; k < 3; k++)
+                TSC_ZONE("t16 inner") x = chain(x, 10);
+        }
+    g_sink += 0 * x; /* (threads' results are not needed) */
+    return NULL;
+}
+
+static void test_sixteen_threads_give_exact_call_counts(void **state)
+{
+    pthread_t th[THREADS];
+    struct zprof z;
+    int i;
+    (void)state;
+    tsc_zones_reset();
+    for (i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, sixteen, (void *)(uintptr_t)(i + 1)), 0);
+    for (i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    profile(&z);
+    EXPECT(get(&z, "t16 outer", "calls") == THREADS * ROUNDS, "outer: %d calls, got %.0f",
+           THREADS * ROUNDS, get(&z, "t16 outer", "calls"));
+    EXPECT(get(&z, "t16 inner", "calls") == 3 * THREADS * ROUNDS, "inner: %d calls, got %.0f",
+           3 * THREADS * ROUNDS, get(&z, "t16 inner", "calls"));
+    EXPECT(get(&z, "t16 outer", "threads") == THREADS, "16 threads, got %.0f",
+           get(&z, "t16 outer", "threads"));
+    EXPECT(get(&z, "t16 inner", "threads") == THREADS, "16 threads, got %.0f",
+           get(&z, "t16 inner", "threads"));
+}
+
+/* Every zone does work of its own, so no self time is near 0 (a net time
+ * below 0 would be shown as 0), and the shares add up to 100 % to the
+ * rounding of the printed figures (0.0005 % each). */
+static void test_self_shares_add_up_to_100_percent_of_the_root_zones(void **state)
+{
+    struct zprof z;
+    double sum = 0;
+    uint64_t x = 7;
+    int i;
+    (void)state;
+    tsc_zones_reset();
+    for (i = 0; i < 200; i++) {
+        TSC_ZONE("root one") {
+            x = chain(x, 100);
+            TSC_ZONE("mid") {
+                x = chain(x, 200);
+                TSC_ZONE("leaf") x = chain(x, 300);
+            }
+        }
+        TSC_ZONE("root two") x = chain(x, 150);
+    }
+    g_sink += x;
+    profile(&z);
+    assert_int_equal(z.n, 4);
+    for (i = 0; i < z.n; i++) {
+        if (get(&z, z.row[i].name, "self_ns") <= 0) { /* floored: see the parent's test */
+            EXPECT(emulated(), "zone %s has a self time", z.row[i].name);
+            return;
+        }
+        sum += get(&z, z.row[i].name, "self_pct");
+    }
+    EXPECT(sum > 100 - 0.0005 * z.n - 1e-9 && sum < 100 + 0.0005 * z.n + 1e-9,
+           "self shares add up to 100 %%, got %.4f", sum);
+    for (i = 1; i < z.n; i++)
+        EXPECT(z.row[i - 1].val[2] >= z.row[i].val[2], "rows sorted by self time, most first");
+}
+
+static uint64_t recurse(uint64_t x, int depth)
+{
+    TSC_ZONE_FUNC {
+        x = chain(x, 1000);
+        if (depth > 1)
+            x = recurse(x, depth - 1);
+    }
+    return x;
+}
+
+/* recurse() nested in itself 5 deep inside a zone "wrap": its total is
+ * the outermost calls' time, which is wrap's total less wrap's self (to
+ * the ns rounding), not five times as much; its self times add up to it. */
+static void test_a_zone_nested_in_itself_counts_its_total_once(void **state)
+{
+    struct zprof z;
+    double total, wrap;
+    uint64_t x = 9;
+    int i;
+    (void)state;
+    tsc_zones_reset();
+    for (i = 0; i < 100; i++)
+        TSC_ZONE("wrap") x = recurse(x, 5);
+    g_sink += x;
+    profile(&z);
+    assert_non_null(row(&z, "recurse"));
+    assert_int_equal((int)get(&z, "recurse", "calls"), 500);
+    total = get(&z, "recurse", "total_ns");
+    wrap = get(&z, "wrap", "total_ns") - get(&z, "wrap", "self_ns");
+    if (emulated() && (total <= 0 || get(&z, "wrap", "self_ns") <= 0))
+        return; /* a sum below 0, shown as 0 (see the parent's test) */
+    EXPECT(total >= wrap - 2 && total <= wrap + 2, "recurse's total %.0f = wrap's children %.0f",
+           total, wrap);
+    EXPECT(get(&z, "recurse", "self_ns") >= total - 2 && get(&z, "recurse", "self_ns") <= total + 2,
+           "recurse's self times add up to its total once: %.0f vs %.0f",
+           get(&z, "recurse", "self_ns"), total);
+}
+
+static void *short_lived(void *arg)
+{
+    uint64_t x = 11;
+    int i;
+    (void)arg;
+    for (i = 0; i < 100; i++)
+        TSC_ZONE("gone") x = chain(x, 50);
+    g_sink += 0 * x;
+    return NULL;
+}
+
+static void test_the_time_of_threads_that_exited_is_kept(void **state)
+{
+    pthread_t th;
+    struct zprof z;
+    (void)state;
+    tsc_zones_reset();
+    assert_int_equal(pthread_create(&th, NULL, short_lived, NULL), 0);
+    pthread_join(th, NULL);
+    profile(&z);
+    assert_int_equal((int)get(&z, "gone", "calls"), 100);
+    assert_int_equal((int)get(&z, "gone", "threads"), 1);
+    assert_true(get(&z, "gone", "total_ns") > 0);
+}
+
+/* An empty zone's median is at most the overhead of a fenced pair (it
+ * was measured as about 0: half the calls at most their own overhead). */
+static void test_an_empty_zone_reports_about_zero(void **state)
+{
+    struct zprof z;
+    double over = (double)tsc_ticks_to_ns(tsc_overhead_ticks());
+    int i;
+    (void)state;
+    tsc_zones_reset();
+    for (i = 0; i < 10000; i++)
+        TSC_ZONE("empty") {}
+    profile(&z);
+    assert_int_equal((int)get(&z, "empty", "calls"), 10000);
+    if (emulated())
+        return;
+    EXPECT(get(&z, "empty", "p50_ns") <= over, "an empty zone's p50 %.0f ns <= %.0f ns",
+           get(&z, "empty", "p50_ns"), over);
+}
+
+static void leave_early(void)
+{
+    TSC_ZONE("left") {
+        return;
+    }
+}
+
+/* break and continue end the call and stay in the loop around; return
+ * leaves the call open, closed unrecorded and counted when its parent
+ * ends. */
+static void test_break_ends_the_call_and_return_is_counted_as_left(void **state)
+{
+    struct zprof z;
+    const struct zrow *nr;
+    int i, n = 0, left = -1;
+    (void)state;
+    tsc_zones_reset();
+    for (i = 0; i < 10; i++) {
+        TSC_ZONE("broken") {
+            if (i & 1)
+                break;
+            continue;
+        }
+        n++;
+    }
+    assert_int_equal(n, 10);
+    TSC_ZONE("holder") leave_early();
+    TSC_ZONE("after") {}
+    profile(&z);
+    assert_int_equal((int)get(&z, "broken", "calls"), 10);
+    assert_int_equal((int)get(&z, "holder", "calls"), 1);
+    assert_int_equal((int)get(&z, "after", "calls"), 1);
+    assert_null(row(&z, "left"));
+    nr = row(&z, "(not recorded)");
+    assert_non_null(nr);
+    for (i = 0; i < nr->nkeys; i++)
+        if (!strcmp(nr->key[i], "left_early"))
+            left = (int)nr->val[i];
+    assert_int_equal(left, 1);
+}
+
+static volatile int g_stop;
+
+static void *busy(void *arg)
+{
+    uint64_t x = 13;
+    long *calls = (long *)arg;
+    while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED)) {
+        TSC_ZONE("busy outer") {
+            TSC_ZONE("busy inner") x = chain(x, 20);
+        }
+        (*calls)++;
+    }
+    g_sink += 0 * x;
+    return NULL;
+}
+
+/* Printing and writing while four threads run zones: no crash, no race
+ * (ThreadSanitizer runs this), and the counts exact once they stopped. */
+static void test_printing_while_threads_run_zones_is_safe(void **state)
+{
+    pthread_t th[4];
+    long calls[4] = {0, 0, 0, 0}, sum = 0;
+    struct zprof z;
+    FILE *null = tmpfile(); /* (Windows has no /dev/null) */
+    int i;
+    (void)state;
+    assert_non_null(null);
+    tsc_zones_reset();
+    __atomic_store_n(&g_stop, 0, __ATOMIC_RELAXED);
+    for (i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, busy, &calls[i]), 0);
+    for (i = 0; i < 20; i++) {
+        rewind(null);
+        tsc_zones_print(null);
+        assert_int_equal(tsc_zones_write(null, TSC_BENCH_JSON), 0);
+    }
+    __atomic_store_n(&g_stop, 1, __ATOMIC_RELAXED);
+    for (i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        sum += calls[i];
+    }
+    fclose(null);
+    profile(&z);
+    EXPECT(get(&z, "busy outer", "calls") == (double)sum, "%ld calls, got %.0f", sum,
+           get(&z, "busy outer", "calls"));
+    EXPECT(get(&z, "busy inner", "calls") == (double)sum, "%ld calls, got %.0f", sum,
+           get(&z, "busy inner", "calls"));
+}
+
+static void test_every_format_is_written_and_reset_empties_the_profile(void **state)
+{
+    char *s;
+    struct zprof z;
+    (void)state;
+    tsc_zones_reset();
+    TSC_ZONE("a \"quoted\" name") {}
+    s = capture(tsc_zones_write, TSC_BENCH_MARKDOWN);
+    EXPECT(strstr(s, "| zone | calls | self % |") && strstr(s, "a \"quoted\" name |"),
+           "a markdown table: %s", s);
+    free(s);
+    s = capture(tsc_zones_write, TSC_BENCH_CSV);
+    EXPECT(!strncmp(s, "name,calls,self_pct,self_ns,total_ns,min_ns,mean_ns,p50_ns,p99_ns,max_ns,"
+                       "threads\n\"a \"\"quoted\"\" name\",1,", 85), "a CSV table: %s", s);
+    free(s);
+    profile(&z);
+    assert_int_equal(z.n, 1);
+    assert_string_equal(z.row[0].name, "a \"quoted\" name");
+    assert_int_equal(tsc_zones_write(stdout, 3), -EINVAL);
+    assert_int_equal(tsc_zones_write(NULL, TSC_BENCH_JSON), -EINVAL);
+    tsc_zones_reset();
+    profile(&z);
+    assert_int_equal(z.n, 0);
+    s = capture(NULL, 0);
+    EXPECT(strstr(s, "zone") && strstr(s, "(all)") && !strstr(s, "not recorded"),
+           "an empty table: %s", s);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_zone_around_known_work_reports_its_total_within_2_percent),
+        cmocka_unit_test(test_a_parents_self_time_is_its_total_less_its_childrens),
+        cmocka_unit_test(test_sixteen_threads_give_exact_call_counts),
+        cmocka_unit_test(test_self_shares_add_up_to_100_percent_of_the_root_zones),
+        cmocka_unit_test(test_a_zone_nested_in_itself_counts_its_total_once),
+        cmocka_unit_test(test_the_time_of_threads_that_exited_is_kept),
+        cmocka_unit_test(test_an_empty_zone_reports_about_zero),
+        cmocka_unit_test(test_break_ends_the_call_and_return_is_counted_as_left),
+        cmocka_unit_test(test_printing_while_threads_run_zones_is_safe),
+        cmocka_unit_test(test_every_format_is_written_and_reset_empties_the_profile),
+    };
+    tsc_init();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else /* TEST_ZONES_LIMITS: built with TSC_ZONES_MAX 4, TSC_ZONES_THREADS 2,
+         TSC_ZONES_RECORDS 6, TSC_ZONES_DEPTH 8 */
+
+static int deep(int n)
+{
+    int r = 0;
+    TSC_ZONE("deep") r = n > 1 ? 1 + deep(n - 1) : 1;
+    return r;
+}
+
+static void *run_zones(void *arg)
+{
+    (void)arg;
+    (void)deep(1);
+    TSC_ZONE("z1") {}
+    TSC_ZONE("z2") {}
+    return NULL;
+}
+
+static double nr(const struct zprof *z, const char *key)
+{
+    const struct zrow *r = row(z, "(not recorded)");
+    int i;
+    for (i = 0; r && i < r->nkeys; i++)
+        if (!strcmp(r->key[i], key))
+            return r->val[i];
+    return -1;
+}
+
+/* Past every limit the calls run, are not recorded, and are counted in
+ * the print and in the "(not recorded)" row. */
+static void test_past_each_limit_calls_are_counted_and_reported(void **state)
+{
+    pthread_t th;
+    struct zprof z;
+    char *s;
+    (void)state;
+    assert_int_equal(TSC_ZONES_DEPTH, 8);
+    /* depth: 12 nested, 8 recorded */
+    assert_int_equal(deep(12), 12);
+    profile(&z);
+    assert_int_equal((int)get(&z, "deep", "calls"), 8);
+    assert_int_equal((int)nr(&z, "past_depth"), 4);
+    /* zones: "deep" and z1..z3 fill the table of 4; z4..z6 are refused */
+    TSC_ZONE("z1") {}
+    TSC_ZONE("z2") {}
+    TSC_ZONE("z3") {}
+    TSC_ZONE("z4") {}
+    TSC_ZONE("z5") {}
+    TSC_ZONE("z6") {}
+    profile(&z);
+    assert_int_equal((int)get(&z, "z3", "calls"), 1);
+    assert_null(row(&z, "z4"));
+    assert_int_equal((int)nr(&z, "past_max"), 3);
+    /* threads: main and one more have blocks; a third thread is refused */
+    assert_int_equal(pthread_create(&th, NULL, run_zones, NULL), 0);
+    pthread_join(th, NULL);
+    assert_int_equal(pthread_create(&th, NULL, run_zones, NULL), 0);
+    pthread_join(th, NULL);
+    profile(&z);
+    assert_int_equal((int)get(&z, "deep", "threads"), 2);
+    assert_int_equal((int)nr(&z, "threads"), 1);
+    /* records: main holds 4, the second thread "deep" and z1: z2 refused */
+    assert_int_equal((int)get(&z, "z1", "threads"), 2);
+    assert_int_equal((int)get(&z, "z2", "threads"), 1);
+    assert_int_equal((int)nr(&z, "past_records"), 1);
+    assert_int_equal((int)nr(&z, "calls"), 4 + 3 + 1);
+    s = capture(NULL, 0);
+    EXPECT(strstr(s, "not recorded: 3 calls past TSC_ZONES_MAX (4 zones), 1 past "
+                     "TSC_ZONES_RECORDS (6), 4 past TSC_ZONES_DEPTH (8), 0 zones left by "
+                     "return/goto (time kept in the parent's self), 1 threads past "
+                     "TSC_ZONES_THREADS (2)"), "the print says what was not recorded: %s", s);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_past_each_limit_calls_are_counted_and_reported),
+    };
+    tsc_init();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#endif
