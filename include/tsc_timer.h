@@ -466,7 +466,7 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks);
 TSC__FN uint64_t tsc_now_ns(void);
 /* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
  * realtime - monotonic offset, re-measured at each resync and changed only
- * where it moved by more than its measurement's width (a step of
+ * where it moved beyond the two measurements' uncertainty (a step of
  * CLOCK_REALTIME), so that noise does not move realtime readings. */
 TSC__FN uint64_t tsc_now_realtime_ns(void);
 /* Measures the clock's offset and rate against the system clock and steers
@@ -1489,7 +1489,8 @@ struct tsc__claim {
 #define TSC__L_AHEAD 18
 #define TSC__L_MONO 19
 #define TSC__L_CAP 20
-#define TSC__L_WORDS 21
+#define TSC__L_REALW 21 /* the width of the realtime offset's measurement */
+#define TSC__L_WORDS 22
 #define TSC__L_STRIDE 24
 /* Each latch has four copies: the one in force, one a writer fills, and
  * two spares, so a writer stopped in the middle of its stores (preempted,
@@ -3953,7 +3954,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 {
     uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
     double mul = TSC__CAST(double, ns_per_tick[0]) + TSC__CAST(double, ns_per_tick[1]) / TSC__2P64;
-    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off, TSC__NULL);
+    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off, &v[TSC__L_REALW]);
     tsc__g.ref_mid = mid;
     tsc__g.ref_ns = tsc__g.last_ns = mono;
     tsc__g.rate = tsc__dbits(mul);
@@ -4302,7 +4303,7 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
 
 TSC__API int tsc_clock_resync(void)
 {
-    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at;
+    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw;
     double rate, h;
     uint32_t mine, s0;
     int i, rc = -EAGAIN;
@@ -4349,11 +4350,14 @@ TSC__API int tsc_clock_resync(void)
                          tsc__clock_floor(v, at));
         v[TSC__L_SWITCH] = ts;
         /* The realtime offset changes only where CLOCK_REALTIME is stepped
-         * (NTP slews both clocks alike): one within its measurement's
-         * width of the last is kept, so realtime readings do not move by
-         * the measurement's noise at each resync. */
-        if (off - v[TSC__L_REAL] + offw > 2 * offw)
+         * (NTP slews both clocks alike): a measurement whose interval
+         * (offset +- half its bracket) meets the last one's keeps the last,
+         * so realtime readings do not move by the measurements' noise. */
+        rw = (offw + v[TSC__L_REALW]) / 2;
+        if (off - v[TSC__L_REAL] + rw > 2 * rw) {
             v[TSC__L_REAL] = off;
+            v[TSC__L_REALW] = offw;
+        }
         v[TSC__L_AHEAD] = (TSC__CAST(int64_t, v[TSC__L_CUR + 1] - at) > 0 ? v[TSC__L_CUR + 1] - at : 0) +
                           TSC__CAST(uint64_t, TSC__CAST(double, w) * rate) + TSC__AHEAD_NS;
         v[TSC__L_MONO] = at;
