@@ -4271,19 +4271,17 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
 }
 
 /* Resync phase 4, as the holder of the `cw` claim (claim word mine, the
- * latch counter s0 when taken): fills a reserved copy with v, announces it,
+ * latch counter s0 when taken): fills copy i, reserved, with v (and gives
+ * it back), announces it,
  * and publishes it if the counter is still before `by` (half the margin
  * before its switch point) after the announcement. Both are one CAS from
  * s0, so a writer whose claim was taken over (the counter advanced)
  * publishes nothing; its copy was never one readers use. 0, or -EAGAIN
  * where it was too late, withdrawn or taken over. */
-TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint32_t mine)
+TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint32_t mine, int i)
 {
     uint32_t ann, pub;
-    int i = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine, TSC__LD64(&tsc__g.cw.since)),
-        rc = -EAGAIN;
-    if (i < 0)
-        return -EAGAIN;
+    int rc = -EAGAIN;
     ann = s0 | TSC__PENDING | TSC__CAST(uint32_t, i) << 2;
     pub = tsc__seq_next(s0, TSC__CAST(uint32_t, i));
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
@@ -4306,7 +4304,7 @@ TSC__API int tsc_clock_resync(void)
     uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw;
     double rate, h;
     uint32_t mine, s0;
-    int i, rc = -EAGAIN;
+    int i, slot, rc = -EAGAIN;
     if (tsc__clock_os())
         return 0;
     if (TSC__LD32(&tsc__g.cseq) == 0) { /* a fresh line: nothing to steer yet */
@@ -4335,8 +4333,17 @@ TSC__API int tsc_clock_resync(void)
         h = TSC__CAST(double, mono - tsc__g.last_ns);
         h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
         tsc__g.last_ns = mono;
-        /* 3. The line in force, once its own switch point has passed. */
+        /* 3. A copy of our own, touched now so that the publication below
+         * finds it in the caches and TLBs (under emulation a page walk is
+         * microseconds of the 25 us it has); the line in force, once its
+         * own switch point has passed. */
+        slot = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine, TSC__LD64(&tsc__g.cw.since));
+        if (slot < 0) {
+            tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
+            return -EAGAIN;
+        }
         tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS);
+        tsc__latch_fill(&tsc__g.l[0][0], TSC__L_STRIDE, slot, v, TSC__L_WORDS);
         m = TSC__CAST(uint64_t, TSC__SWITCH_NS / rate) + 1;
         for (now = tsc__clock_ticks(); now < v[TSC__L_SWITCH] && v[TSC__L_SWITCH] - now <= 2 * m;
              now = tsc__clock_ticks())
@@ -4364,7 +4371,7 @@ TSC__API int tsc_clock_resync(void)
         /* Below its start, after a counter that went back, readers answer
          * no more than where it starts. */
         v[TSC__L_CAP] = ts < v[TSC__L_PREV] ? v[TSC__L_CUR + 1] : UINT64_MAX;
-        rc = tsc__clock_publish(v, ts - m / 2, s0, mine);
+        rc = tsc__clock_publish(v, ts - m / 2, s0, mine, slot);
     }
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
     return rc;
