@@ -698,6 +698,7 @@ static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void *
     struct handover h;
     pthread_t wr, rs;
     uint64_t end, x, y;
+    int64_t off0;
     (void)state;
     tsc_init();
     for (h.which = 0; h.which < 3; h.which++) {
@@ -707,6 +708,7 @@ static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void *
         h.stamp = handover_read(which);
         EXPECT(pthread_create(&wr, NULL, handover_writer, &h) == 0, "pthread_create");
         EXPECT(pthread_create(&rs, NULL, handover_resyncer, &h) == 0, "pthread_create");
+        off0 = sys_real_offset();
         end = os_ns(CLOCK_MONOTONIC) + 1000000000u;
         do {
             int i;
@@ -726,6 +728,13 @@ static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void *
         print_message("%s: %ld readings after a loaded stamp, %ld earlier (by up to %llu), "
                       "%ld resyncs\n", names[which], h.handed, h.earlier,
                       (unsigned long long)h.worst, h.resyncs);
+        /* A time agent that moved CLOCK_REALTIME against CLOCK_MONOTONIC
+         * meanwhile (a step, or a slew of its own) moves realtime readings
+         * at the next resync, back where it was moved back. */
+        if (which == 2 && real_stepped(off0, 1000)) {
+            print_message("(CLOCK_REALTIME moved against CLOCK_MONOTONIC meanwhile: not checked)\n");
+            continue;
+        }
 #if defined(__loongarch__)
         /* qemu-loongarch64 computes rdtime.d from the host's TSC read in a
          * helper that no guest barrier orders (dbar becomes MFENCE, which
