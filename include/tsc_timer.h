@@ -3810,18 +3810,16 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
  * inside the 50 us before a new line takes over. */
 TSC__COLD uint64_t tsc__clock_ticks_slow(void)
 {
-    uint32_t m = tsc__mode();
 #if defined(TSC__X86)
+    uint32_t m = tsc__mode();
     if (m == TSC__MODE_RDTSCP || m == TSC__MODE_RDTSC)
         return tsc__rdtsc_ordered();
-    if (m == TSC__MODE_MFENCE)
-        return tsc__rdtsc_mfenced();
-    if (m == TSC__MODE_CPUID)
-        return tsc__rdtsc_cpuid();
 #endif
-    if (m == TSC__MODE_OS)
-        return tsc__ref_read();
-    return tsc__native_read();
+#if defined(TSC__OSCLOCK)
+    return tsc__ref_read();
+#else
+    return tsc__before_slow(); /* the other modes: a region's fenced start */
+#endif
 }
 #endif
 TSC__HOT uint64_t tsc__clock_ticks(void)
