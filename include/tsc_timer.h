@@ -738,7 +738,8 @@ TSC__API int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out,
  *     ...                                       // once the threads are joined:
  *     tsc_trace_write_json(f, traces, n);       // {"traceEvents":[...]}
  *
- * A block costs two tsc_clock_ticks() reads (a plain RDTSC on x86), three
+ * A block costs two tsc_clock_ticks() reads (ordered: LFENCE;RDTSC or RDTSCP
+ * on x86, so blocks of several threads keep their order), three
  * stores and a counter update: no lock, no allocation, no system call, no
  * conversion (stamps are converted when the trace is written). A full buffer
  * keeps what it holds and counts the events that did not fit
