@@ -18,7 +18,7 @@
  *
  * Every other file then compiles the declarations and the hot paths inline
  * (counter reads, conversion, the clock read, stats and trace updates:
- * +22 ms and +0.4 KB for that file) and calls the rest, compiled once in
+ * +18 to +26 ms and +0.4 KB for that file) and calls the rest, compiled once in
  * that one file. Without it, or with it twice, the program fails to link,
  * naming tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file. All
  * files of a program use one mode and one set of configuration macros.
@@ -449,9 +449,9 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks);
 
 /* The counter converted to nanoseconds on a line kept locked to the system
  * clocks: an ordered counter read, a latch read and a multiply (x86 Linux:
- * the cost of LFENCE;RDTSC or RDTSCP plus ~2 ns, about 0.8 of
- * clock_gettime; bench/results.md). Where the counter is the OS clock these
- * are the OS clock itself.
+ * the cheaper of LFENCE;RDTSC and RDTSCP plus 2.2 ns, 0.88 of
+ * clock_gettime on the AMD EPYC VM of bench/results.md). Where the counter
+ * is the OS clock these are the OS clock itself.
  *
  * Ordered as clock_gettime is: a reading is taken after every load before
  * it, so a thread that loads a stamp another thread stored and then reads
