@@ -1516,6 +1516,7 @@ struct tsc__state {
     uint32_t cseq;     /* clock latch: likewise                              */
     uint32_t bench_rows; /* tsc_bench_print rows so far (header before 1st) */
     uint32_t cread;    /* the clock's ordered read (TSC__CREAD_*); 0 unknown */
+    uint32_t spare;    /* (keeps the next field aligned without padding)   */
     uintptr_t vdso;    /* the vDSO's clock_gettime; 1 none, 0 not looked up */
     struct tsc__claim first; /* measuring the first calibration            */
     struct tsc__claim fw;    /* publishing a frequency                     */
