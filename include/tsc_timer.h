@@ -3839,8 +3839,9 @@ TSC__HOT uint64_t tsc__clock_ticks(void)
     return TSC_TIMER_TEST_COUNTER_HOOK(tsc__clock_ticks_slow());
 }
 /* The bare read, for the _unordered forms: a plain RDTSC on x86, CNTVCT_EL0
- * without ISB on AArch64, the ordered read elsewhere. The CPU may take it
- * before loads that precede it (see tsc_now_ns_unordered). */
+ * without ISB on AArch64, the ordered read elsewhere (and before the mode
+ * is known). The CPU may take it before loads that precede it (see
+ * tsc_now_ns_unordered). */
 TSC__HOT uint64_t tsc__clock_ticks_bare(void)
 {
 #if defined(TSC__X86)
@@ -3852,11 +3853,8 @@ TSC__HOT uint64_t tsc__clock_ticks_bare(void)
         __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v) : : "memory");
         return TSC_TIMER_TEST_COUNTER_HOOK(v);
     }
-#elif !defined(TSC__OSCLOCK)
-    if (TSC__LIKELY(TSC__RLX32(&tsc__g.mode) == TSC__MODE_NATIVE))
-        return TSC_TIMER_TEST_COUNTER_HOOK(tsc__native_read());
 #endif
-    return TSC_TIMER_TEST_COUNTER_HOOK(tsc__clock_ticks_slow());
+    return tsc__clock_ticks();
 }
 
 /* The line v = {base_ticks, base_ns, mul_hi, mul_lo, end_ticks, end_ns,
