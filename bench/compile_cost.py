@@ -81,6 +81,9 @@ def files(tmp):
         "<chrono>": (w("chrono.cc", CHRONO), ["cxx"]),
     }
 
+def obj_name(tmp, name):
+    return os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name) + ".o")
+
 def compile_once(cc, lang, src, flags, out):
     cmd = [cc] + (["-x", lang] if lang else []) + ["-O2", "-I" + inc, "-c", src, "-o", out]
     cmd += [f for f in flags if f != "cxx"]
@@ -106,14 +109,13 @@ def main():
             for r in range(rounds):
                 for n in names:
                     src, fl = fs[n]
-                    obj = os.path.join(tmp, n.replace("/", "_").replace(" ", "_").replace("<", "").replace(">", "") + ".o")
-                    t = compile_once(cc, lang, src, fl, obj)
+                    t = compile_once(cc, lang, src, fl, obj_name(tmp, n))
                     if t is not None:
                         times[n].append(t)
             for n in names:
                 if times[n]:
-                    obj = os.path.join(tmp, n.replace("/", "_").replace(" ", "_").replace("<", "").replace(">", "") + ".o")
-                    res[(label, n)] = (statistics.median(times[n]) * 1e3, text_size(obj))
+                    res[(label, n)] = (statistics.median(times[n]) * 1e3,
+                                       text_size(obj_name(tmp, n)))
         print("compile cost per file, median of %d alternating rounds (ms), text bytes "
               "(size), added against the plain file" % rounds)
         print("| compiler | file | ms | added ms | text | added text |")
