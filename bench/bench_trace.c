@@ -6,31 +6,9 @@
  * the same machine; pinned to one CPU. The trace is re-initialised every
  * run, so each block stores into fresh memory (N x 24 bytes), as a real
  * trace does. bench/run puts its table in results.md. Usage: bench_trace [--tiny] */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* sched_setaffinity */
-#endif
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "tsc_timer.h"
-#if defined(__linux__)
-#include <sched.h>
-#endif
+#include "bench_common.h"
 
 #define RUNS 15
-
-static void pin(void)
-{
-#if defined(__linux__)
-    cpu_set_t set;
-    int cpu = sched_getcpu();
-    if (cpu >= 0) {
-        CPU_ZERO(&set);
-        CPU_SET((unsigned)cpu, &set);
-        (void)sched_setaffinity(0, sizeof set, &set);
-    }
-#endif
-}
 
 /* ns per iteration of n back-to-back traced empty blocks. */
 static double traced(struct tsc_trace *t, void *mem, size_t bytes, long n)
@@ -64,7 +42,7 @@ static double pairs(long n)
 
 int main(int argc, char **argv)
 {
-    long n = argc > 1 && !strcmp(argv[1], "--tiny") ? 1000 : 100000;
+    long n = bench_tiny(argc, argv) ? 1000 : 100000;
     size_t bytes = TSC_TRACE_BYTES(n);
     void *mem = malloc(bytes);
     struct tsc_trace t;
@@ -72,7 +50,7 @@ int main(int argc, char **argv)
     int r;
     if (!mem)
         return 1;
-    pin();
+    bench_pin_to_this_cpu();
     tsc_init();
     memset(mem, 0, bytes); /* the pages exist before the first run */
     for (r = 0; r < RUNS; r++) {
