@@ -7,34 +7,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* n dependent 64-bit adds, x += x (x86 and AArch64 inline asm; elsewhere
- * plain C kept from folding by TSC_KEEP on each step). Not `add $1`:
- * recent Intel cores fold chains of immediate adds at rename. */
-static uint64_t adds(uint64_t x, int n)
-{
-    int i;
-    for (i = 0; i < n; i++) {
+/* n dependent 64-bit adds, x += x, as one straight run of instructions
+ * (x86 and AArch64 inline asm, .rept) so that no loop around them, at any
+ * optimization level or under any instrumentation, costs more than the
+ * chain: 32 of them take twice as long as 16 wherever they run. Not
+ * `add $1`: recent Intel cores fold chains of immediate adds at rename.
+ * Elsewhere plain C kept from folding by TSC_KEEP on each step. */
 #if defined(__x86_64__)
-        __asm__ __volatile__("add %0, %0" : "+r"(x));
+#define ADDS(x, n) __asm__ __volatile__(".rept " #n "\n\tadd %0, %0\n\t.endr" : "+r"(x))
 #elif defined(__aarch64__)
-        __asm__ __volatile__("add %0, %0, %0" : "+r"(x));
+#define ADDS(x, n) __asm__ __volatile__(".rept " #n "\n\tadd %0, %0, %0\n\t.endr" : "+r"(x))
 #else
-        x += x;
-        TSC_KEEP(x);
+#define ADDS(x, n)                 \
+    do {                           \
+        int adds_i_;               \
+        for (adds_i_ = 0; adds_i_ < (n); adds_i_++) { \
+            (x) += (x);            \
+            TSC_KEEP(x);           \
+        }                          \
+    } while (0)
 #endif
-    }
-    return x;
-}
 
-static double bench_adds(int k, const char *name, struct tsc_bench *b)
+/* Ticks per op of the chain of k adds; *unstable set when the library
+ * flagged the run as disturbed. */
+static double bench_adds(int k, const char *name, struct tsc_bench *b, int *unstable)
 {
     struct tsc_bench_result r;
     uint64_t v = 1;
     EXPECT(tsc_bench_init(b, name) == 0, "tsc_bench_init failed");
     if (k == 16) {
-        TSC_BENCH(b) { v = adds(v, 16); }
+        TSC_BENCH(b) { ADDS(v, 16); }
     } else {
-        TSC_BENCH(b) { v = adds(v, 32); }
+        TSC_BENCH(b) { ADDS(v, 32); }
     }
     TSC_KEEP(v);
     EXPECT(tsc_bench_result(b, &r) == 0, "no result for %s", name);
@@ -42,18 +46,37 @@ static double bench_adds(int k, const char *name, struct tsc_bench *b)
                   name, r.ticks_per_op, r.raw_ticks_per_op, r.loop_ticks_per_op, r.err_pct,
                   (unsigned long long)r.batches, r.seconds * 1e3, r.unstable ? ", unstable: " : "",
                   r.reason);
+    *unstable |= r.unstable;
     return r.ticks_per_op;
 }
 
+/* Twice the chain costs more. The order is asserted on the first pair
+ * of runs the library does not flag as disturbed, up to 5 pairs: on the
+ * loaded CI machine (ASan at -O0 beside the emulated lanes) one pair came
+ * out 43.9 against 46.4 ticks, both runs flagged unstable by the library
+ * itself, and a result it flags is not one to assert an order on. Where
+ * all 5 pairs are flagged, at least one of them must still be in order. */
 static void test_32_dependent_adds_cost_more_than_16(void **state)
 {
     static struct tsc_bench b16, b32;
     double t16, t32;
+    int i, unstable = 1, ordered = 0, any_ordered = 0;
     (void)state;
     tsc_init();
-    t16 = bench_adds(16, "16 adds", &b16);
-    t32 = bench_adds(32, "32 adds", &b32);
-    EXPECT(t32 > t16, "32 dependent adds measured %.2f ticks, 16 measured %.2f", t32, t16);
+    for (i = 0; i < 5 && unstable; i++) {
+        unstable = 0;
+        t16 = bench_adds(16, "16 adds", &b16, &unstable);
+        t32 = bench_adds(32, "32 adds", &b32, &unstable);
+        ordered = t32 > t16;
+        any_ordered |= ordered;
+        if (!ordered)
+            print_message("32 dependent adds measured %.2f ticks, 16 measured %.2f%s\n", t32, t16,
+                          unstable ? " (flagged: tried again)" : "");
+    }
+    if (unstable)
+        EXPECT(any_ordered, "5 pairs of runs, all flagged unstable, none in order (as printed above)");
+    else
+        EXPECT(ordered, "a pair of runs not flagged unstable is out of order (as printed above)");
 }
 
 /* A result the library does not flag as disturbed is within its stated
@@ -129,7 +152,7 @@ static void test_results_report_samples_and_consistent_units(void **state)
     uint64_t v = 7;
     (void)state;
     tsc_bench_init(&b, "8 adds");
-    TSC_BENCH(&b) { v = adds(v, 8); }
+    TSC_BENCH(&b) { ADDS(v, 8); }
     TSC_KEEP(v);
     EXPECT(tsc_bench_result(&b, &r) == 0, "no result");
     EXPECT(r.batches > 0 && r.ops >= r.batches && r.seconds > 0, "%llu batches, %llu ops, %g s",
@@ -316,9 +339,9 @@ static void test_writers_produce_markdown_csv_and_json(void **state)
     uint64_t v = 3;
     (void)state;
     tsc_bench_init(&a, "4 adds");
-    TSC_BENCH(&a) { v = adds(v, 4); }
+    TSC_BENCH(&a) { ADDS(v, 4); }
     tsc_bench_init(&q, "a \"quoted\", \\name\\");
-    TSC_BENCH(&q) { v = adds(v, 8); }
+    TSC_BENCH(&q) { ADDS(v, 8); }
     TSC_KEEP(v);
 
     capture(list, 2, TSC_BENCH_JSON, buf, sizeof buf);
