@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Compiles compile_test.c with every compiler, standard and configuration
-# macro given (and the many-files mode's file with the implementation; the
-# files without it are the suite's _mf builds, under -Wall -Wextra -Werror), under -Wall -Wextra -Wpedantic -Werror (C++ also
+# macro given (and in the many-files mode both as a file without the
+# implementation, compiled only: it links nothing alone, and as the file
+# with it), under -Wall -Wextra -Wpedantic -Werror (C++ also
 # -Wold-style-cast, and g++ -Wuseless-cast), at -O0 (compiled) and
 # -O3 -flto (compiled and linked, so link-time warnings count). Fails on the
 # first warning of each combination and reports them all.
@@ -31,12 +32,13 @@ for cc in "$@"; do
     seen="$seen$key "
     for std in $stds; do
         for def in "" -DTSC_TIMER_FORCE_FALLBACK -DTSC_TIMER_NO_RDTSCP "-DTSC_CALIBRATION_SECONDS=0.002" \
-                   "-DTSC_TIMER_EXTERN -DTSC_TIMER_IMPLEMENTATION"; do
+                   -DTSC_TIMER_EXTERN "-DTSC_TIMER_EXTERN -DTSC_TIMER_IMPLEMENTATION"; do
             IFS='|'
             for opt in $opts; do
                 unset IFS
                 n=$((n + 1))
-                case "$opt" in
+                case "$opt$def" in
+                *-flto*-DTSC_TIMER_EXTERN) step="-c -o /dev/null"; tail="";;
                 *-flto*) step="-DCOMPILE_TEST_MAIN -o $tmp/a.out"; tail="-lm";;
                 *) step="-c -o /dev/null"; tail="";;
                 esac
