@@ -14,7 +14,8 @@
 #          __declspec(noinline), TSC_KEEP through a volatile pointer).
 #   check: compile-only, tests/compile_test.c as C99, C17 and C++20 with
 #          -Wall -Wextra -Wpedantic -Werror, both modes, for x86-64 and
-#          ARM64 (aarch64-pc-windows-msvc: the QPC path).
+#          ARM64 (aarch64-pc-windows-msvc: the QPC path); each as one file,
+#          as a many-files file and as the implementation's file.
 # Usage: ci/msvc.sh [clang|pure|check]...   (default: all three)
 set -eu
 cd "$(dirname "$0")/.."
@@ -109,13 +110,15 @@ for what in "$@"; do
              for m in clang pure; do
                  u=""; [ $m = pure ] && u=$pure
                  for l in "clang -x c -std=c99" "clang -x c -std=c17" "clang++ -x c++ -std=c++20"; do
-                     # shellcheck disable=SC2086
-                     if $l --target=$t-pc-windows-msvc $msvc $u -O2 -Wall -Wextra -Wpedantic \
-                             -Werror -Iinclude -c tests/compile_test.c -o /dev/null 2>&1; then
-                         echo "ok: $l --target=$t-pc-windows-msvc ($m)"
-                     else
-                         echo "FAIL: $l --target=$t-pc-windows-msvc ($m)"; f=1
-                     fi
+                     for d in "" -DTSC_TIMER_EXTERN -DTSC_TIMER_IMPLEMENTATION; do
+                         # shellcheck disable=SC2086
+                         if $l --target=$t-pc-windows-msvc $msvc $u $d -O2 -Wall -Wextra -Wpedantic \
+                                 -Werror -Iinclude -c tests/compile_test.c -o /dev/null 2>&1; then
+                             echo "ok: $l --target=$t-pc-windows-msvc ($m) $d"
+                         else
+                             echo "FAIL: $l --target=$t-pc-windows-msvc ($m) $d"; f=1
+                         fi
+                     done
                  done
              done
              exit $f) >build-ci/msvc-check-$t.log 2>&1 &
