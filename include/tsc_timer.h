@@ -946,8 +946,11 @@ TSC__API void tsc_zones_print(FILE *out);
  * table), TSC_BENCH_CSV (header line, rows) or TSC_BENCH_JSON (an array of
  * objects: name, calls, self_pct, self_ns, total_ns, min_ns, mean_ns,
  * p50_ns, p99_ns, max_ns, threads). Calls not recorded make a last row
- * named "(not recorded)" (JSON: with the counts of each limit). 0; -EINVAL
- * for a NULL out or another format; -EIO when the stream reports an error. */
+ * named "(not recorded)": in calls those past a limit or left by
+ * return/goto, in threads the threads past TSC_ZONES_THREADS, every time 0
+ * (markdown: then a line naming each limit; JSON: the fields left_early,
+ * past_max, past_records, past_depth). 0; -EINVAL for a NULL out or
+ * another format; -EIO when the stream reports an error. */
 TSC__API int tsc_zones_write(FILE *out, int format);
 /* Empties every zone's figures (names stay registered). */
 TSC__API void tsc_zones_reset(void);
@@ -6037,20 +6040,24 @@ TSC__API int tsc_zones_write(FILE *out, int format)
                     tsc__zns(r->p99), tsc__zns(r->max), r->threads);
         }
     }
-    /* What was not recorded is a row of its own, never silent: calls
-     * refused (zones, records, depth) with the zones left early in max. */
+    /* What was not recorded is a row of its own, never silent, each count
+     * in the column of its kind: calls refused (zones, records, depth) or
+     * left by return/goto in calls, threads refused in threads, times 0;
+     * the markdown table then says which limit, JSON in fields of its own. */
     if (lost || s.lost[3] || s.refused) {
-        if (format == TSC_BENCH_MARKDOWN)
+        if (format == TSC_BENCH_MARKDOWN) {
+            fprintf(out, "| (not recorded) | %" PRIu64 " | 0.0%% | 0 | 0 | 0 | 0 | 0 | 0 | 0 | %" PRIu32
+                    " |\n", lost + s.lost[3], s.refused);
             tsc__zones_lost(out, &s, "\n");
-        else if (format == TSC_BENCH_CSV)
-            fprintf(out, "\"(not recorded)\",%" PRIu64 ",0,0,0,0,0,0,0,%" PRIu64 ",%" PRIu32 "\n",
-                    lost, s.lost[3], s.refused);
+        } else if (format == TSC_BENCH_CSV)
+            fprintf(out, "\"(not recorded)\",%" PRIu64 ",0.000,0,0,0,0,0,0,0,%" PRIu32 "\n",
+                    lost + s.lost[3], s.refused);
         else
             fprintf(out, "%s {\"name\": \"(not recorded)\", \"calls\": %" PRIu64 ", \"self_pct\": 0, "
                     "\"self_ns\": 0, \"total_ns\": 0, \"min_ns\": 0, \"mean_ns\": 0, \"p50_ns\": 0, "
                     "\"p99_ns\": 0, \"max_ns\": 0, \"threads\": %" PRIu32 ", \"left_early\": %" PRIu64
                     ", \"past_max\": %" PRIu64 ", \"past_records\": %" PRIu64 ", \"past_depth\": %"
-                    PRIu64 "}", n ? ",\n" : "\n", lost, s.refused, s.lost[3], s.lost[0], s.lost[1],
+                    PRIu64 "}", n ? ",\n" : "\n", lost + s.lost[3], s.refused, s.lost[3], s.lost[0], s.lost[1],
                     s.lost[2]);
     }
     if (format == TSC_BENCH_JSON)

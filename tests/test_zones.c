@@ -688,6 +688,15 @@ static void test_past_each_limit_calls_are_counted_and_reported(void **state)
     assert_int_equal((int)get(&z, "z2", "threads"), 1);
     assert_int_equal((int)nr(&z, "past_records"), 1);
     assert_int_equal((int)nr(&z, "calls"), 4 + 3 + 1);
+    /* CSV and markdown: the same row, each count in its own column, times 0 */
+    s = capture(tsc_zones_write, TSC_BENCH_CSV);
+    EXPECT(strstr(s, "\n\"(not recorded)\",8,0.000,0,0,0,0,0,0,0,1\n"),
+           "the CSV row of what was not recorded: %s", s);
+    free(s);
+    s = capture(tsc_zones_write, TSC_BENCH_MARKDOWN);
+    EXPECT(strstr(s, "\n| (not recorded) | 8 | 0.0% | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 |\n"),
+           "the markdown row of what was not recorded: %s", s);
+    free(s);
     s = capture(NULL, 0);
     EXPECT(strstr(s, "not recorded: 3 calls past TSC_ZONES_MAX (4 zones), 1 past "
                      "TSC_ZONES_RECORDS (6), 4 past TSC_ZONES_DEPTH (8), 0 zones left by "
