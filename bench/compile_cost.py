@@ -14,8 +14,10 @@ plain file's:
   whole/many     the same with TSC_TIMER_EXTERN
   impl           the many-files mode's one implementation file (paid once)
 and the peers that Debian packages: Highway's compiled timer
-(hwy/nanobenchmark.h, hwy::platform::Now; libhwy-dev; C++ only), an stb
-header used as one (stb_image.h without its implementation; libstb-dev),
+(hwy/nanobenchmark.h, hwy::platform::Now; libhwy-dev; C++ only: Debian
+12's Highway 1.0.3 has no hwy/timer.h), an stb header as its many files
+include it (stb_image.h without its implementation; libstb-dev) and its
+one implementation file (STB_IMAGE_IMPLEMENTATION),
 and C++'s <chrono> (steady_clock). Compilers: gcc -O2, clang -O2 (C files)
 and g++ -O2 (all as C++).
 Usage: compile_cost.py [--rounds N] [--markdown]"""
@@ -65,6 +67,7 @@ CHRONO = HEAD + "#include <chrono>\n" + WORK + """uint64_t f(void)
 }
 """
 IMPL = "#define TSC_TIMER_IMPLEMENTATION\n#include \"tsc_timer.h\"\n"
+STB_IMPL = "#define STB_IMAGE_IMPLEMENTATION\n#include <stb/stb_image.h>\n"
 
 def files(tmp):
     w = lambda name, text: (open(os.path.join(tmp, name), "w").write(text), os.path.join(tmp, name))[1]
@@ -77,6 +80,7 @@ def files(tmp):
         "whole/many": (whole, ["-DTSC_TIMER_EXTERN"]),
         "impl": (w("impl.c", IMPL), ["-DTSC_TIMER_EXTERN"]),
         "stb_image.h": (w("stb.c", STB), []),
+        "stb_image.h impl": (w("stb_impl.c", STB_IMPL), []),
         "hwy nanobenchmark.h": (w("hwy.cc", HWY), ["cxx"]),
         "<chrono>": (w("chrono.cc", CHRONO), ["cxx"]),
     }
@@ -127,5 +131,19 @@ def main():
                     continue
                 ms, tx = res[(label, n)]
                 print("| %s | %s | %.0f | %+.0f | %d | %+d |" % (label, n, ms, ms - base[0], tx, tx - base[1]))
+        print()
+        print("goals, this run (added against the plain file)")
+        print("| compiler | goal | figure | |")
+        print("|---|---|---|---|")
+        for label, cc, lang in compilers:
+            base = res.get((label, "plain"))
+            for n, ms_goal, tx_goal in (("region/many", 25, 1024), ("whole/many", 60, None)):
+                if not base or (label, n) not in res:
+                    continue
+                ms, tx = res[(label, n)]
+                ok = ms - base[0] <= ms_goal and (tx_goal is None or tx - base[1] <= tx_goal)
+                goal = "%s: +%d ms%s" % (n, ms_goal, "" if tx_goal is None else ", +%d B" % tx_goal)
+                print("| %s | %s | %+.0f ms, %+d B | %s |" % (label, goal, ms - base[0], tx - base[1],
+                                                               "held" if ok else "**missed**"))
 
 main()

@@ -78,5 +78,10 @@ uint64_t whole(FILE *out)
     acc += (uint64_t)tsc_trace_add(&tr, "added", t2, tsc_clock_ticks()) + tsc_trace_dropped(&tr);
     trs[0] = &tr;
     acc += (uint64_t)tsc_trace_write_json(out, trs, 1);
+    TSC_ZONE("zone") { sink++; }
+    TSC_ZONE_FUNC { sink++; }
+    tsc_zones_print(out);
+    acc += (uint64_t)tsc_zones_write(out, TSC_BENCH_JSON) + (uint64_t)tsc_zones_print_at_exit(out);
+    tsc_zones_reset();
     return acc;
 }
