@@ -321,6 +321,55 @@ static void test_never_goes_back_across_many_resyncs(void **state)
     EXPECT(back == 0, "%ld reads went back, by up to %lld ns", back, (long long)worst);
 }
 
+/* The unordered forms, in one thread: across 2000 resyncs (100 reads
+ * after each) tsc_now_ns_unordered, tsc_clock_ticks_unordered and
+ * tsc_now_realtime_ns_unordered never go back, and tsc_now_ns_unordered
+ * lies between the ordered readings around it, within the agreement bound
+ * (the bare read may be taken a little before the ordered one ahead of it
+ * completes). The realtime form is not checked where CLOCK_REALTIME moved
+ * against CLOCK_MONOTONIC meanwhile (a step or a time agent's slew, which
+ * the clock follows at a resync). */
+static void test_unordered_forms_never_go_back_in_one_thread(void **state)
+{
+    uint64_t pu = tsc_now_ns_unordered(), pc = tsc_clock_ticks_unordered();
+    uint64_t pr = tsc_now_realtime_ns_unordered(), a, u, c, r, b;
+    long back_u = 0, back_c = 0, back_r = 0, apart = 0, i, j;
+    int64_t off0 = sys_real_offset(), worst = 0;
+    (void)state;
+    for (i = 0; i < 2000; i++) {
+        (void)tsc_clock_resync();
+        for (j = 0; j < 100; j++) {
+            a = tsc_now_ns();
+            u = tsc_now_ns_unordered();
+            c = tsc_clock_ticks_unordered();
+            r = tsc_now_realtime_ns_unordered();
+            b = tsc_now_ns();
+            back_u += u < pu;
+            back_c += c < pc;
+            back_r += r < pr;
+            if (u + (uint64_t)agree_ns < a || u > b + (uint64_t)agree_ns) {
+                apart++;
+                worst = u < a ? (int64_t)(a - u) > worst ? (int64_t)(a - u) : worst
+                              : (int64_t)(u - b) > worst ? (int64_t)(u - b) : worst;
+            }
+            pu = u;
+            pc = c;
+            pr = r;
+        }
+    }
+    print_message("200000 unordered readings across 2000 resyncs: back %ld / %ld / %ld "
+                  "(ns, ticks, realtime), %ld outside the ordered pair by > %lld ns\n",
+                  back_u, back_c, back_r, apart, (long long)agree_ns);
+    EXPECT(back_u == 0, "tsc_now_ns_unordered went back %ld times", back_u);
+    EXPECT(back_c == 0, "tsc_clock_ticks_unordered went back %ld times", back_c);
+    if (real_stepped(off0, 1000))
+        print_message("(CLOCK_REALTIME moved against CLOCK_MONOTONIC meanwhile: realtime not checked)\n");
+    else
+        EXPECT(back_r == 0, "tsc_now_realtime_ns_unordered went back %ld times", back_r);
+    EXPECT(apart == 0, "%ld unordered readings outside the ordered ones around them by more "
+           "than %lld ns, by up to %lld", apart, (long long)agree_ns, (long long)worst);
+}
+
 #if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
 
 /* tsc_clock_resync() may say -EAGAIN on a loaded machine (documented): on
@@ -761,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_agrees_within_1us_over_10s_resyncing_each_second),
 #endif
         cmocka_unit_test(test_never_goes_back_across_many_resyncs),
+        cmocka_unit_test(test_unordered_forms_never_go_back_in_one_thread),
 #if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
         cmocka_unit_test(test_line_ahead_is_slewed_back_not_stepped),
         cmocka_unit_test(test_line_far_behind_is_stepped_forward),
