@@ -480,8 +480,9 @@ TSC__API int tsc_clock_resync(void);
  * one thread they never go back either, and they agree with the ordered
  * forms; across threads they may: the CPU may read the counter before a
  * load that precedes it, so a stamp loaded from another thread can be
- * later than the reading taken after the load (measured: most such
- * readings early by under 100 ns, a few by microseconds; bench/results.md).
+ * later than the reading taken after the load (measured on one VM: from
+ * 1 in 100,000 to 1 in 6 hand-overs early, by under 100 ns nearly all,
+ * the worst 0.7 us idle and 3 us under load; bench/results.md).
  * For durations and stamps that one thread takes and compares. */
 TSC__FN uint64_t tsc_now_ns_unordered(void);
 TSC__FN uint64_t tsc_now_realtime_ns_unordered(void);
@@ -870,20 +871,20 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * thread, lock-free (one CAS per new zone and per new thread); after that,
  * entering costs a thread-local load, a hashed cache load and compare,
  * and a counter read; leaving a counter read and a few adds, with no
- * lock, no atomic read-modify-write and no allocation: 1.45x the cost of
- * the two counter reads alone (27.5 against 18.95 ns on x86; see
+ * lock, no atomic read-modify-write and no allocation: 1.44x the cost of
+ * the two counter reads alone (27.2 against 18.95 ns on x86; see
  * bench/bench_zones.c, bench/results.md). The counter is the bare read (a
  * plain RDTSC on x86): a zone times a duration within one thread. Not
  * async-signal-safe: a signal handler must not enter a zone.
  *
- * The profiler's own cost is measured once (the fastest of 2000 empty
+ * The profiler's own cost is measured once (the median of 2000 empty
  * zones, and of 2000 zones holding one) at the first zone of the process
  * and subtracted from every call: an empty zone reports about 0, and a
  * zone's self time holds none of its children's overhead. That overhead
  * is of zones run back to back; around real work the CPU overlaps part of
  * it with the work (and a bare read may be taken before the work ahead of
  * it completes), so a parent's self may come out lower by up to about
- * 10 ns per zone nested in it (tests/test_zones.c: 300-316 ns for 324 ns
+ * 10 ns per zone nested in it (tests/test_zones.c: 312-323 ns for 324 ns
  * of a parent's own work around two children, on x86). A call's net
  * time may come out a few ticks below 0 (noise); it is counted as 0 in
  * min, max, mean and percentiles, and as it is in the sums, so that the
@@ -918,11 +919,15 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * they record nothing). On Windows each unit has its own thread-local, so
  * a thread whose zones lie in two units counts as two threads there.
  * Printing and writing read the other threads' counters without stopping
- * them, each counter whole (relaxed atomic loads): a print while zones run
- * is safe, and shows each zone's sums as of a moment during the print
- * (calls of one zone and its total may differ by the calls in flight).
- * tsc_zones_reset() while zones run keeps the calls in flight: they add
- * their time to the emptied sums when they end. */
+ * them: a print while zones run is safe, and shows each zone's sums as of
+ * a moment during the print (calls of one zone and its total may differ
+ * by the calls in flight). On 64-bit targets each counter is read whole
+ * (relaxed atomic loads); on 32-bit ones a 64-bit counter is two loads, so
+ * a sum that carries into its upper half during the print may read off by
+ * 2^32 in that print (the next one reads it right). tsc_zones_reset() while
+ * zones run is not exact: a call that ends during the reset adds to its
+ * sums as they were read before it, so a field may keep its old value;
+ * reset while no zone runs (between phases of the program). */
 #ifndef TSC_ZONES_MAX
 #define TSC_ZONES_MAX 64
 #endif
@@ -1600,7 +1605,9 @@ TSC__COLD int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int 
  * table), so that no read of the OS clock goes through a symbol a program
  * can interpose: a clock_gettime built on tsc_now_ns() must not steer the
  * line it serves from its own answers. Where there is none (qemu-user,
- * x32, rv32, ELFv1 PowerPC), the system call. */
+ * x32, rv32, ELFv1 PowerPC), the system call (libc's syscall()). Other
+ * systems read libc's clock_gettime: there a clock_gettime built on this
+ * clock would feed it its own answers. */
 #if defined(TSC__LINUX) && defined(TSC__GNU) && defined(TSC__NR_CLOCK_GETTIME) && \
     !defined(TSC__SYS_TS64) && !(defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF != 2))
 #define TSC__VDSO 1
