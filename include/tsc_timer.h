@@ -760,7 +760,8 @@ TSC__API int tsc_bench_write(const struct tsc_bench *const *b, int n, FILE *out,
  * processes of one machine share that line and line up when opened
  * together. "otherData" holds "clock":"CLOCK_MONOTONIC" and
  * "realtime_offset_ns", CLOCK_REALTIME minus CLOCK_MONOTONIC in ns when
- * the file was written (a decimal string: a double would round it): add
+ * the file was written (a signed decimal string: a double would round it;
+ * below 0 where the realtime clock was set before 1970 + uptime): add
  * it to ts x 1000 for the realtime of an event; to open the files of
  * several machines together on the first one's line, add to each file's
  * ts its offset minus the first file's (divided by 1000: microseconds;
@@ -5445,8 +5446,8 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
         unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1);
     }
     fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\","
-                 "\"realtime_offset_ns\":\"%" PRIu64 "\",\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64
-                 "}}\n", real, dropped, unfinished);
+                 "\"realtime_offset_ns\":\"%" PRId64 "\",\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64
+                 "}}\n", TSC__CAST(int64_t, real), dropped, unfinished);
     return ferror(out) ? -EIO : 0;
 }
 #endif

@@ -634,7 +634,8 @@ static void test_events_are_on_the_monotonic_line_with_the_realtime_offset_state
     struct jdoc d;
     const char *off;
     char *text, *end;
-    uint64_t m0, m1, r0, r1, m2, want, got;
+    uint64_t m0, m1, r0, r1, m2;
+    int64_t want, got;
     int i;
     (void)state;
     EXPECT(tsc_trace_init(&t, mem, sizeof mem, "m") == 0, "init refused");
@@ -649,7 +650,7 @@ static void test_events_are_on_the_monotonic_line_with_the_realtime_offset_state
     r0 = os_ns(CLOCK_REALTIME);
     m2 = os_ns(CLOCK_MONOTONIC);
     r1 = os_ns(CLOCK_REALTIME);
-    want = (r0 + r1) / 2 - m2;
+    want = (int64_t)((r0 + r1) / 2 - m2); /* (two's complement: < 0 where realtime < monotonic) */
     tr[0] = &t;
     text = write_and_parse(tr, 1, &d);
     EXPECT(x_events(&d, ev, 2) == 1, "not exactly one X event");
@@ -660,11 +661,12 @@ static void test_events_are_on_the_monotonic_line_with_the_realtime_offset_state
     EXPECT(!strcmp(j_str(&d, j_get(&d, 0, "otherData"), "clock"), "CLOCK_MONOTONIC"),
            "otherData.clock is not \"CLOCK_MONOTONIC\"");
     off = j_str(&d, j_get(&d, 0, "otherData"), "realtime_offset_ns");
-    EXPECT(off != NULL && *off >= '0' && *off <= '9', "no realtime_offset_ns string of digits");
-    got = (uint64_t)strtoull(off, &end, 10);
-    EXPECT(*end == '\0' && got + 1000000u >= want && got <= want + 1000000u,
-           "realtime_offset_ns %s, CLOCK_REALTIME - CLOCK_MONOTONIC %llu (1 ms allowed)", off,
-           (unsigned long long)want);
+    EXPECT(off != NULL && (*off == '-' || (*off >= '0' && *off <= '9')),
+           "no realtime_offset_ns string of a signed decimal");
+    got = (int64_t)strtoll(off, &end, 10);
+    EXPECT(*end == '\0' && got >= want - 1000000 && got <= want + 1000000,
+           "realtime_offset_ns %s, CLOCK_REALTIME - CLOCK_MONOTONIC %lld (1 ms allowed)", off,
+           (long long)want);
     j_free(&d);
     free(text);
 }
