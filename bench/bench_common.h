@@ -73,6 +73,25 @@ static inline struct bench_summary bench_summarize(double *v, size_t n)
     return s;
 }
 
+/* The start of the programs that time blocks back to back (bench_trace,
+ * bench_zones): *n blocks per run (1000 with --tiny, else 100 000), memory
+ * for a trace of that many events with its pages touched, this process
+ * pinned to its CPU and the library initialised. NULL when the memory
+ * cannot be had. */
+static inline void *bench_blocks_start(int argc, char **argv, long *n, size_t *bytes)
+{
+    void *mem;
+    *n = bench_tiny(argc, argv) ? 1000 : 100000;
+    *bytes = TSC_TRACE_BYTES(*n);
+    mem = malloc(*bytes);
+    if (!mem)
+        return NULL;
+    bench_pin_to_this_cpu();
+    tsc_init();
+    memset(mem, 0, *bytes); /* the pages exist before the first run */
+    return mem;
+}
+
 /* Nanoseconds per TSC tick, from the calibration in use. */
 static inline double bench_ns_per_tick(void)
 {

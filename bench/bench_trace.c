@@ -42,17 +42,14 @@ static double pairs(long n)
 
 int main(int argc, char **argv)
 {
-    long n = bench_tiny(argc, argv) ? 1000 : 100000;
-    size_t bytes = TSC_TRACE_BYTES(n);
-    void *mem = malloc(bytes);
+    long n;
+    size_t bytes;
+    void *mem = bench_blocks_start(argc, argv, &n, &bytes);
     struct tsc_trace t;
     double bt = 1e300, bp = 1e300, bf = 1e300, x;
     int r;
     if (!mem)
         return 1;
-    bench_pin_to_this_cpu();
-    tsc_init();
-    memset(mem, 0, bytes); /* the pages exist before the first run */
     for (r = 0; r < RUNS; r++) {
         x = traced(&t, mem, bytes, n);
         bt = x < bt ? x : bt;

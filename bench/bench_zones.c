@@ -62,17 +62,14 @@ static void timed(void (*body)(long), long n, double *best)
 
 int main(int argc, char **argv)
 {
-    long n = bench_tiny(argc, argv) ? 1000 : 100000;
-    size_t bytes = TSC_TRACE_BYTES(n);
-    void *mem = malloc(bytes);
+    long n;
+    size_t bytes;
+    void *mem = bench_blocks_start(argc, argv, &n, &bytes);
     double bp = 1e300, bz = 1e300, bn = 1e300, bt = 1e300;
     int r;
     if (!mem)
         return 1;
-    bench_pin_to_this_cpu();
-    tsc_init();
-    memset(mem, 0, bytes); /* the pages exist before the first run */
-    zones(1);              /* the thread's first zone: its one-time work */
+    zones(1); /* the thread's first zone: its one-time work */
     for (r = 0; r < RUNS; r++) {
         timed(pairs, n, &bp);
         timed(zones, n, &bz);
