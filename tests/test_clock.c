@@ -372,22 +372,6 @@ static void test_unordered_forms_never_go_back_in_one_thread(void **state)
 
 #if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
 
-/* tsc_clock_resync() may say -EAGAIN on a loaded machine (documented): on
- * a busy host, or an emulator whose virtual CPU the host deschedules for
- * milliseconds (qemu-system-arm), several in a row. Up to 100 tries, 1 ms
- * apart. */
-static int resync_ok(void)
-{
-    int i;
-    for (i = 0; i < 100; i++) {
-        if (tsc_clock_resync() == 0)
-            return 1;
-        sleep_ns(1000000);
-    }
-    return 0;
-}
-
-
 /* The steering tests forge lines, which only a hardware counter has: where
  * this process reads the OS clock (ARMv7 without the generic timer, RDTSC
  * forbidden) the clock is that clock and there is nothing to steer. */
@@ -472,7 +456,7 @@ static void test_line_far_behind_is_stepped_forward(void **state)
     tsc_clock_resync();
     shift(-1000000, 0);
     before = tsc_now_ns();
-    EXPECT(resync_ok(), "resync failed 100 times, 1 ms apart");
+    EXPECT(test_resync_ok(100), "resync failed 100 times, 1 ms apart");
     sleep_ns(200000); /* past the switch point, 50 us after the resync */
     e = error_now();
     EXPECT(tsc_now_ns() >= before, "the step forward went back");
@@ -491,7 +475,7 @@ static void test_slew_ends_when_its_error_is_gone(void **state)
     NEED_A_COUNTER();
     tsc_clock_resync();
     shift(20000, 0);
-    EXPECT(resync_ok(), "resync failed 100 times, 1 ms apart");
+    EXPECT(test_resync_ok(100), "resync failed 100 times, 1 ms apart");
     sleep_ns(500000000);
     e = error_now();
     print_message("20 us ahead, one resync, 0.5 s later: error %lld ns\n", (long long)e);
@@ -515,7 +499,7 @@ static void test_realtime_step_is_followed_at_next_resync(void **state)
     EXPECT(err < -4999000000 && err > -5001000000,
            "before the resync the realtime reading is %lld ns off, expected -5 s",
            (long long)err);
-    EXPECT(resync_ok(), "resync failed 100 times, 1 ms apart");
+    EXPECT(test_resync_ok(100), "resync failed 100 times, 1 ms apart");
     EXPECT(check(CLOCK_REALTIME, agree_ns, &err, &w),
            "after the resync the realtime reading is %lld ns off, expected within %lld",
            (long long)err, (long long)agree_ns);
@@ -533,7 +517,7 @@ static void test_discontinuity_beyond_1s_resets_the_line(void **state)
     tsc_clock_resync();
     shift(10000000000, 0);
     e0 = error_now();
-    EXPECT(resync_ok(), "resync failed 100 times, 1 ms apart");
+    EXPECT(test_resync_ok(100), "resync failed 100 times, 1 ms apart");
     sleep_ns(200000); /* past the switch point, 50 us after the resync */
     e1 = error_now();
     print_message("10 s ahead: %lld ns before the resync, %lld ns after\n", (long long)e0,
@@ -784,17 +768,10 @@ static void test_a_reading_is_never_earlier_than_a_stamp_loaded_before_it(void *
             print_message("(CLOCK_REALTIME moved against CLOCK_MONOTONIC meanwhile: not checked)\n");
             continue;
         }
-#if defined(__loongarch__) || defined(__riscv)
-        /* qemu-user computes LoongArch's rdtime.d and RISC-V's time CSR from
-         * the host's TSC, read in a helper that no guest barrier orders
-         * (dbar and fence become MFENCE, which does not order RDTSC): the
-         * emulator's counter itself is unordered across threads there, so
-         * emulated runs report and go on. */
-        if (getenv("TSC_TEST_EMULATED")) {
+        if (test_counter_unordered_across_threads()) {
             print_message("(emulated counter: not checked)\n");
             continue;
         }
-#endif
         EXPECT(h.earlier == 0, "%s: %ld of %ld readings were earlier than the stamp loaded "
                "before them, by up to %llu", names[which], h.earlier, h.handed,
                (unsigned long long)h.worst);

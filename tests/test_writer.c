@@ -179,7 +179,7 @@ static int child_stopped_writer(void *arg)
     WD_CHECK(shifted == 0, "moving the line failed (%d)", shifted);
     WD_CHECK(r.back == 0, "%ld of %ld readings went back", r.back, r.reads);
     WD_CHECK(r.copies > 0 && r.torn == 0, "%ld of %ld copies read were torn", r.torn, r.copies);
-    WD_CHECK(test_resync_ok(),
+    WD_CHECK(test_resync_ok(10),
              "no resync succeeded after the stopped writer returned");
     return 0;
 }
@@ -221,7 +221,7 @@ static int child_abandoned(void *arg)
         pthread_join(t, NULL);
         WD_CHECK(got >= 0, "no copy could be reserved");
         sleep_until(mono_ns() + 1000000);
-        WD_CHECK(test_resync_ok(),
+        WD_CHECK(test_resync_ok(10),
                  "resyncs fail with %d copies held by dead threads", i + 1);
     }
     /* A thread dies holding the claim: resyncs fail until it is 1 s old. */
