@@ -131,7 +131,9 @@
  *   is not published, the clock from the OS. A thread that finds another
  *   one calibrating waits at most 200 ms, then calibrates itself. Work held
  *   by a thread of the parent before fork(), or abandoned by siglongjmp(),
- *   is taken over (the owner's process id and start time are kept with it).
+ *   is taken over (the owner's process id and start time are kept with it);
+ *   a thread that jumped out is no longer taken for one inside that work
+ *   once its claim is a second old.
  *   Exactly one calibration is published as the process-wide one.
  * - Calibration is bounded in time and iterations; where no clean sample
  *   can be had it falls back to the end points, with the bound they give.
@@ -1861,6 +1863,32 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine,
         tsc__pause();
     }
     return 0;
+}
+
+/* The work this thread is inside (TSC__TLS_* bits). A bit whose claim
+ * this process no longer holds, or has held for over a second, was left by
+ * a siglongjmp out of that work (or by a writer stalled long enough to be
+ * taken over): it is cleared, so that the thread is not taken for one
+ * re-entering the library ever after. */
+TSC__FN uint32_t tsc__inside(void)
+{
+    struct tsc__claim *c[3];
+    uint64_t since;
+    uint32_t bit;
+    int i;
+    c[0] = &tsc__g.first; /* TSC__TLS_FIRST */
+    c[1] = &tsc__g.fw;    /* TSC__TLS_FW    */
+    c[2] = &tsc__g.cw;    /* TSC__TLS_CW    */
+    for (i = 0; i < 3; i++) {
+        bit = 1u << i;
+        if (!(tsc__tls & bit))
+            continue;
+        since = TSC__LD64(&c[i]->since);
+        if ((TSC__LD32(&c[i]->word) & TSC__PID_MASK) != tsc__pid() ||
+            (since != 0 && tsc__os_ns_safe(0) - since >= TSC__STALE_NS))
+            tsc__tls &= ~bit;
+    }
+    return tsc__tls;
 }
 #endif
 
@@ -3640,7 +3668,7 @@ TSC__COLD void tsc__freq_first(uint64_t v[TSC__F_WORDS])
                 return; /* not published (a publication was interrupted) */
             continue;
         }
-        if (r < 0 || (tsc__tls & (TSC__TLS_FW | TSC__TLS_CW))) {
+        if (r < 0 || (tsc__inside() & (TSC__TLS_FW | TSC__TLS_CW))) {
             tsc__freq_local(v); /* re-entered: answer without waiting */
             return;
         }
@@ -3708,7 +3736,7 @@ TSC__API int tsc_calibrate(double seconds, struct tsc_calibration *out)
     if (!out || !tsc__finite(seconds) || !(seconds > 0) || seconds > 60)
         return -EINVAL;
     claimed = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine, TSC__NULL);
-    if (claimed < 0 || (tsc__tls & TSC__TLS_FW))
+    if (claimed < 0 || (tsc__inside() & TSC__TLS_FW))
         return -EAGAIN; /* re-entered from inside a calibration */
     if (claimed > 0)
         TSC_TIMER_TEST_CALIBRATING_HOOK();
@@ -3998,7 +4026,7 @@ TSC__COLD uint64_t tsc__clock_first(int realtime)
     int r, spins;
     if (tsc__clock_os())
         return tsc__os_ns(realtime);
-    if (tsc__tls & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
+    if (tsc__inside() & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
         return tsc__os_ns_safe(realtime);
     tsc__freq_read(TSC__F_NS, f, 2);
     while (TSC__LD32(&tsc__g.cseq) == 0) {
@@ -4394,7 +4422,7 @@ TSC__API int tsc_init(void)
 {
     uint32_t m, why;
     uint64_t t;
-    if (tsc__tls & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
+    if (tsc__inside() & (TSC__TLS_FIRST | TSC__TLS_FW | TSC__TLS_CW))
         return -EAGAIN; /* called from inside the library's own one-time work */
     m = tsc__mode();
     (void)tsc_get_trust();

@@ -102,7 +102,8 @@ enum {
     S_BLOCK_PUBLISH,     /* a publish of `block_what` waits for `release`  */
     S_NO_SSE2,           /* CPUID.1:EDX[26] (SSE2) clear                   */
     S_OLD_AMD,           /* an AMD family 0Fh CPU, no 0x80000021 EAX[2]    */
-    S_SIGNAL_IN_CALIBRATION /* the calibration waits for a SIGALRM handler  */
+    S_SIGNAL_IN_CALIBRATION, /* the calibration waits for a SIGALRM handler */
+    S_LONGJMP_PUBLISH    /* siglongjmp out of a clock publish, once        */
 };
 static int scenario;
 static int block_what = -1;      /* S_BLOCK_PUBLISH: 0 frequency, 1 clock   */
@@ -233,6 +234,10 @@ void robust_publish_hook(int what)
         pub.real_b = os_ns(CLOCK_REALTIME);
     } else if (scenario == S_BLOCK_PUBLISH && what == block_what) {
         block_here();
+    } else if (scenario == S_LONGJMP_PUBLISH && what == 1 && !jumped) {
+        jumped = 1;
+        jumped_at = os_ns(CLOCK_MONOTONIC);
+        siglongjmp(jump_env, 1);
     }
 }
 
@@ -662,7 +667,7 @@ static int child_longjmp_out_of_calibration(void *arg)
     pthread_t th, th2;
     uint64_t t0, t1, deadline;
     double hz, hz_main, hz_new = 0;
-    int published = 0;
+    int published = 0, rc;
     (void)arg;
     scenario = S_LONGJMP;
     wd_stage("first use, jumping out of the calibrating hook");
@@ -710,14 +715,25 @@ static int child_longjmp_out_of_calibration(void *arg)
              "threads disagree once a calibration is published (%.3f Hz): the jumping thread "
              "%.3f, the other %.3f, a new one %.3f", c.ticks_per_second, hz_main, o.second,
              hz_new);
+    /* Its claim is taken over, and the thread no longer counts as inside
+     * the calibration, 1 s after the jump. */
+    deadline = jumped_at + (uint64_t)(3e9 * wd_scale());
+    while (!init_ok(rc = tsc_init()) && os_ns(CLOCK_MONOTONIC) < deadline)
+        wd_sleep_ns(10000000);
+    WD_CHECK(init_ok(rc), "the jumping thread's tsc_init() still returned %d %.1f s after the "
+             "jump (its thread was left marked as inside the calibration)", rc,
+             (os_ns(CLOCK_MONOTONIC) - jumped_at) * 1e-9);
+    print_message("      the jumping thread's tsc_init(): %d, %.3f s after the jump\n", rc,
+                  (os_ns(CLOCK_MONOTONIC) - jumped_at) * 1e-9);
     return 0;
 }
 
 /* siglongjmp() out of the calibrating hook, once, as out of a signal
  * handler: the same thread's next call returns at once (0.5 s) with a
  * frequency, another thread's first use returns within 2 s, a calibration
- * (not a local one) is published within 3 s of the abandoned claim, and
- * every thread then converts with it. */
+ * (not a local one) is published within 3 s of the abandoned claim, every
+ * thread then converts with it, and the jumping thread's tsc_init()
+ * succeeds within 3 s (its claim is stale after 1 s). */
 static void test_siglongjmp_out_of_the_calibration_leaves_a_usable_library(void **state)
 {
     (void)state;
@@ -976,6 +992,111 @@ static void test_rdtsc_forbidden_in_the_choosing_thread_is_what_every_thread_rep
 #endif
 }
 
+/* --- 14. siglongjmp out of a clock publish ------------------------------ */
+
+struct resyncer {
+    int done, tries;
+    uint64_t at; /* OS ns of its first successful resync */
+};
+
+static void *resync_until_ok(void *p)
+{
+    struct resyncer *r = (struct resyncer *)p;
+    uint64_t end = os_ns(CLOCK_MONOTONIC) + (uint64_t)(4e9 * wd_scale());
+    while (os_ns(CLOCK_MONOTONIC) < end) {
+        r->tries++;
+        if (tsc_clock_resync() == 0) {
+            r->at = os_ns(CLOCK_MONOTONIC);
+            break;
+        }
+        wd_sleep_ns(10000000);
+    }
+    set_flag(&r->done);
+    return NULL;
+}
+
+/* Resyncs until one jumps out of its publish (200 at most); how many. */
+static int resync_until_jumped(void)
+{
+    static volatile int tries;
+    tries = 0;
+    if (sigsetjmp(jump_env, 1) == 0)
+        while (tries < 200) {
+            tries++;
+            (void)tsc_clock_resync();
+        }
+    return tries;
+}
+
+static int child_longjmp_out_of_publish(void *arg)
+{
+    static struct resyncer other;
+    pthread_t th;
+    uint64_t prev = 0, n, end, t_init, t_own;
+    int tries, rc_init = -1, rc_own = -1;
+    (void)arg;
+    wd_stage("tsc_init() and the clock's set-up");
+    WD_CHECK(init_ok(tsc_init()), "tsc_init() failed");
+    if (!test_clock_on_counter())
+        WD_SKIP("the clock is the OS clock: tsc_clock_resync() publishes no line");
+    prev = tsc_now_ns();
+    scenario = S_LONGJMP_PUBLISH;
+    wd_stage("tsc_clock_resync(), jumping out of its publish");
+    tries = resync_until_jumped();
+    WD_CHECK(jumped, "TSC_TIMER_TEST_PUBLISH_HOOK(1) was never reached in %d tsc_clock_resync() "
+             "calls (expected it in the middle of each publish)", tries);
+    wd_stage("the clock after the jump");
+    n = tsc_now_ns();
+    WD_CHECK(n >= prev, "after the jump tsc_now_ns() went back from %llu to %llu",
+             (unsigned long long)prev, (unsigned long long)n);
+    prev = n;
+    wd_stage("another thread resyncing after the abandoned claim");
+    WD_CHECK(pthread_create(&th, NULL, resync_until_ok, &other) == 0, "pthread_create");
+    WD_CHECK(wait_flag(&other.done, 5.0), "the other thread's resyncs did not return");
+    pthread_join(th, NULL);
+    WD_CHECK(other.at != 0, "another thread's tsc_clock_resync() never succeeded in %d tries "
+             "over 4 s after a publish was abandoned by siglongjmp", other.tries);
+    wd_stage("the jumping thread's tsc_init() and tsc_clock_resync()");
+    end = os_ns(CLOCK_MONOTONIC) + (uint64_t)(3e9 * wd_scale());
+    t_init = t_own = os_ns(CLOCK_MONOTONIC);
+    while (rc_init != 0 && os_ns(CLOCK_MONOTONIC) < end) {
+        rc_init = tsc_init();
+        t_init = os_ns(CLOCK_MONOTONIC);
+        if (rc_init != 0)
+            wd_sleep_ns(10000000);
+    }
+    while (rc_own != 0 && os_ns(CLOCK_MONOTONIC) < end) {
+        rc_own = tsc_clock_resync();
+        t_own = os_ns(CLOCK_MONOTONIC);
+        if (rc_own != 0)
+            wd_sleep_ns(10000000);
+    }
+    n = tsc_now_ns();
+    print_message("      after the jump: another thread resynced after %.3f s (%d tries); the "
+                  "jumping thread's tsc_init() %d after %.3f s, its resync %d after %.3f s\n",
+                  (other.at - jumped_at) * 1e-9, other.tries, rc_init,
+                  (t_init - jumped_at) * 1e-9, rc_own, (t_own - jumped_at) * 1e-9);
+    WD_CHECK(rc_init == 0, "the jumping thread's tsc_init() still returned %d %.1f s after the "
+             "jump (its thread was left marked as inside the library's work)", rc_init,
+             (t_init - jumped_at) * 1e-9);
+    WD_CHECK(rc_own == 0, "the jumping thread's tsc_clock_resync() still returned %d %.1f s "
+             "after the jump", rc_own, (t_own - jumped_at) * 1e-9);
+    WD_CHECK(n >= prev, "after the resyncs tsc_now_ns() went back from %llu to %llu",
+             (unsigned long long)prev, (unsigned long long)n);
+    return 0;
+}
+
+/* siglongjmp() out of tsc_clock_resync() in the middle of its publish (the
+ * hook standing for a signal handler that jumps): the clock does not go
+ * back, another thread's resync succeeds once the abandoned claim is taken
+ * over (1 s), and the jumping thread's own tsc_init() and resync succeed
+ * again within 3 s. */
+static void test_siglongjmp_out_of_a_clock_publish_leaves_a_usable_clock(void **state)
+{
+    (void)state;
+    WD_EXPECT_CHILD(CHILD_SECONDS, child_longjmp_out_of_publish, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -985,6 +1106,7 @@ int main(void)
         cmocka_unit_test(test_fork_during_another_threads_calibration_leaves_the_child_a_first_use),
         cmocka_unit_test(test_fork_during_another_threads_clock_publish_leaves_the_child_a_clock),
         cmocka_unit_test(test_siglongjmp_out_of_the_calibration_leaves_a_usable_library),
+        cmocka_unit_test(test_siglongjmp_out_of_a_clock_publish_leaves_a_usable_clock),
         cmocka_unit_test(test_readers_never_wait_on_a_frequency_publish),
         cmocka_unit_test(test_readers_never_wait_on_a_clock_publish),
         cmocka_unit_test(test_cpu_without_sse2_is_read_without_lfence_and_never_goes_back),
