@@ -194,6 +194,9 @@
 #define TSC__API TSC__FN
 #define TSC__IMPL 1
 #endif
+#if TSC__IMPL
+#include <stdlib.h> /* atexit (tsc_zones_print_at_exit) */
+#endif
 
 /* Names that hold the version and configuration: a program whose parts
  * were built with different versions (or modes) of this header keeps one
@@ -963,9 +966,8 @@ TSC__API int tsc_zones_write(FILE *out, int format);
 /* Empties every zone's figures (names stay registered). */
 TSC__API void tsc_zones_reset(void);
 /* Prints the table to out when the program exits (exit() or a return from
- * main), once however often it is called; out must stay open till then.
- * Linux (GCC, Clang): 0, or -ENOMEM; elsewhere -ENOSYS (call
- * tsc_zones_print at the end of main). -EINVAL for a NULL out. */
+ * main; atexit), once however often it is called; out must stay open till
+ * then. 0; -ENOMEM where atexit has no room; -EINVAL for a NULL out. */
 TSC__API int tsc_zones_print_at_exit(FILE *out);
 
 #define TSC_ZONE(name) TSC__ZONE("" name "")
@@ -6125,26 +6127,17 @@ TSC__API void tsc_zones_reset(void)
 }
 #endif
 
-#if defined(TSC__LINUX) && defined(TSC__GNU)
-extern int tsc__atexit(void (*)(void)) __asm__("atexit");
 #if TSC__IMPL
 TSC__FN void tsc__zones_at_exit(void) { tsc_zones_print(tsc__z.at_exit); }
-#endif
-#endif
 
-#if TSC__IMPL
 TSC__API int tsc_zones_print_at_exit(FILE *out)
 {
-#if defined(TSC__LINUX) && defined(TSC__GNU)
     if (!out)
         return -EINVAL;
     tsc__z.at_exit = out;
     if (!tsc__cas32(&tsc__z.at_exit_set, 0, 1))
         return 0;
-    return tsc__atexit(tsc__zones_at_exit) == 0 ? 0 : -ENOMEM;
-#else
-    return out ? -ENOSYS : -EINVAL;
-#endif
+    return atexit(tsc__zones_at_exit) == 0 ? 0 : -ENOMEM;
 }
 #endif
 
