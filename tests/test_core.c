@@ -450,7 +450,8 @@ static void test_conversions_are_monotonic_and_saturate(void **state)
 
 static void test_overhead_is_the_empty_region_minimum_and_never_underflows(void **state)
 {
-    uint64_t o = tsc_overhead_ticks(), best = UINT64_MAX;
+    uint64_t o = tsc_overhead_ticks(), best = UINT64_MAX, step = test_counter_step_ticks();
+    uint64_t slack = 64 + (getenv("TSC_TEST_EMULATED") ? 4 * step : 0);
     int i;
     (void)state;
     for (i = 0; i < 4096; i++) {
@@ -458,14 +459,18 @@ static void test_overhead_is_the_empty_region_minimum_and_never_underflows(void 
         if (t1 - t0 < best)
             best = t1 - t0;
     }
-    print_message("      overhead %llu ticks (%llu ns); a fresh minimum %llu ticks\n",
-                  (unsigned long long)o, (unsigned long long)tsc_ticks_to_ns(o),
-                  (unsigned long long)best);
+    print_message("      overhead %llu ticks (%llu ns); a fresh minimum %llu ticks; counter "
+                  "step %llu ticks\n", (unsigned long long)o,
+                  (unsigned long long)tsc_ticks_to_ns(o), (unsigned long long)best,
+                  (unsigned long long)step);
     EXPECT(o == tsc_overhead_ticks(), "overhead not cached");
     /* The cached minimum of 2048 cannot be far above a fresh minimum of
-     * 4096 of the same thing: within 2x plus 64 ticks of noise. */
-    EXPECT(o <= best * 2 + 64, "overhead %llu but an empty region took %llu",
-           (unsigned long long)o, (unsigned long long)best);
+     * 4096 of the same thing: within 2x plus 64 ticks of noise, and under
+     * emulation four of the counter's steps (qemu's are coarse, and its
+     * timing at first use is not that of translated code). */
+    EXPECT(o <= best * 2 + slack, "overhead %llu but an empty region took %llu (counter step "
+           "%llu, allowed %llu)", (unsigned long long)o, (unsigned long long)best,
+           (unsigned long long)step, (unsigned long long)(best * 2 + slack));
     EXPECT(tsc_sub_overhead(0) == 0, "sub_overhead(0) underflowed");
     EXPECT(tsc_sub_overhead(o) == 0, "sub_overhead(overhead) != 0");
     EXPECT(tsc_sub_overhead(o + 5) == 5, "sub_overhead(overhead + 5) != 5");

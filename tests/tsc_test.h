@@ -88,6 +88,29 @@ static inline int test_resync_ok(int tries)
     return 0;
 }
 
+static inline int test_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The counter's step in ticks: the median change between successive reads
+ * that differ, over 33 such pairs. Natively that is one read's cost; an
+ * emulated counter may move in coarse steps (1 us under qemu-aarch64). */
+static inline uint64_t test_counter_step_ticks(void)
+{
+    uint64_t d[33], prev = tsc_ticks_before(), now;
+    int n = 0;
+    while (n < 33) {
+        now = tsc_ticks_before();
+        if (now != prev)
+            d[n++] = now - prev;
+        prev = now;
+    }
+    qsort(d, (size_t)n, sizeof d[0], test_cmp_u64);
+    return d[n / 2];
+}
+
 /* How far a calibration may be off beyond its own bound under emulation
  * (valgrind, qemu: CI sets TSC_TEST_EMULATED): the translator bends the
  * timing of a bracket's reads systematically, not at random, so the bound

@@ -21,7 +21,8 @@
  * PR_SET_PDEATHSIG), so nothing is left behind holding ctest's pipe.
  *
  * Under valgrind (seen in LD_PRELOAD) every time limit is multiplied by
- * wd_scale(): 10. POSIX only. */
+ * wd_scale(): 10; under another emulator (TSC_TEST_EMULATED: qemu, which
+ * a loaded machine slows further), 3. POSIX only. */
 #ifndef TSC_WATCHDOG_H
 #define TSC_WATCHDOG_H
 
@@ -59,10 +60,15 @@ static struct wd_report *wd_here;
 static int wd_depth;
 
 /* Time limits are multiplied by this: 10 under valgrind, else 1. */
-static inline double wd_scale(void)
+static inline int wd_valgrind(void)
 {
     const char *p = getenv("LD_PRELOAD");
-    return p && strstr(p, "vgpreload") ? 10.0 : 1.0;
+    return p && strstr(p, "vgpreload");
+}
+
+static inline double wd_scale(void)
+{
+    return wd_valgrind() ? 10.0 : getenv("TSC_TEST_EMULATED") ? 3.0 : 1.0;
 }
 
 static inline uint64_t wd_mono_ns(void)
