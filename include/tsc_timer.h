@@ -194,9 +194,6 @@
 #define TSC__API TSC__FN
 #define TSC__IMPL 1
 #endif
-#if TSC__IMPL
-#include <stdlib.h> /* atexit (tsc_zones_print_at_exit) */
-#endif
 
 /* Names that hold the version and configuration: a program whose parts
  * were built with different versions (or modes) of this header keeps one
@@ -967,7 +964,9 @@ TSC__API int tsc_zones_write(FILE *out, int format);
 TSC__API void tsc_zones_reset(void);
 /* Prints the table to out when the program exits (exit() or a return from
  * main; atexit), once however often it is called; out must stay open till
- * then. 0; -ENOMEM where atexit has no room; -EINVAL for a NULL out. */
+ * then. 0; -ENOMEM where atexit has no room; -EINVAL for a NULL out;
+ * -ENOSYS with a compiler other than GCC and Clang (MSVC: call
+ * tsc_zones_print at the end of main). */
 TSC__API int tsc_zones_print_at_exit(FILE *out);
 
 #define TSC_ZONE(name) TSC__ZONE("" name "")
@@ -1808,6 +1807,15 @@ TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low);
 #endif
 
 #if TSC__IMPL
+/* A claim taken at `since` (OS ns | 1; 0 just after taking) is a second
+ * old. `since` may be a nanosecond ahead of a coarse clock's next reading
+ * (Windows' 100 ns, macOS's microseconds): that is a fresh claim. */
+TSC__FN int tsc__claim_stale(uint64_t since)
+{
+    uint64_t now = tsc__os_ns_safe(0);
+    return since != 0 && now > since && now - since >= TSC__STALE_NS;
+}
+
 /* Takes claim c for this thread: 1 taken (*mine is the word to release);
  * -1 this very thread holds it (a signal handler, or a call from inside
  * the work, re-entered: it must not wait); 0 another live thread of this
@@ -1825,7 +1833,7 @@ TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine, u
         w = TSC__LD32(&c->word);
         if ((w & TSC__PID_MASK) == me) {
             since = TSC__LD64(&c->since);
-            if (since == 0 || tsc__os_ns_safe(0) - since < TSC__STALE_NS)
+            if (!tsc__claim_stale(since))
                 return (tsc__tls & bit) ? -1 : 0;
         }
         next = ((w >> 22) + 1u) << 22 | me;
@@ -1886,8 +1894,7 @@ TSC__FN uint32_t tsc__inside(void)
         if (!(tsc__tls & bit))
             continue;
         since = TSC__LD64(&c[i]->since);
-        if ((TSC__LD32(&c[i]->word) & TSC__PID_MASK) != tsc__pid() ||
-            (since != 0 && tsc__os_ns_safe(0) - since >= TSC__STALE_NS))
+        if ((TSC__LD32(&c[i]->word) & TSC__PID_MASK) != tsc__pid() || tsc__claim_stale(since))
             tsc__tls &= ~bit;
     }
     return tsc__tls;
@@ -3737,8 +3744,10 @@ TSC__API int tsc_calibrate(double seconds, struct tsc_calibration *out)
     int rc, claimed;
     if (!out || !tsc__finite(seconds) || !(seconds > 0) || seconds > 60)
         return -EINVAL;
+    if (tsc__inside() & TSC__TLS_FW)
+        return -EAGAIN; /* re-entered from inside a publication */
     claimed = tsc__claim_try(&tsc__g.first, TSC__TLS_FIRST, &mine, TSC__NULL);
-    if (claimed < 0 || (tsc__inside() & TSC__TLS_FW))
+    if (claimed < 0)
         return -EAGAIN; /* re-entered from inside a calibration */
     if (claimed > 0)
         TSC_TIMER_TEST_CALIBRATING_HOOK();
@@ -6127,17 +6136,37 @@ TSC__API void tsc_zones_reset(void)
 }
 #endif
 
+/* atexit, declared under a name of our own bound to the C library's
+ * symbol: <stdlib.h> would bring its macros (min and max in MSVC's C,
+ * endian and wait names in glibc's) into every file, and a declaration of
+ * atexit itself may clash with the C library's (C++ exception
+ * specifications). The symbol has a leading underscore on Mach-O and on
+ * 32-bit Windows. */
+#if defined(TSC__GNU)
+#if defined(__APPLE__) || (defined(_WIN32) && (defined(__i386__) || defined(_M_IX86)))
+extern int tsc__atexit(void (*)(void)) __asm__("_atexit");
+#else
+extern int tsc__atexit(void (*)(void)) __asm__("atexit");
+#endif
+#endif
+
 #if TSC__IMPL
+#if defined(TSC__GNU)
 TSC__FN void tsc__zones_at_exit(void) { tsc_zones_print(tsc__z.at_exit); }
+#endif
 
 TSC__API int tsc_zones_print_at_exit(FILE *out)
 {
     if (!out)
         return -EINVAL;
+#if defined(TSC__GNU)
     tsc__z.at_exit = out;
     if (!tsc__cas32(&tsc__z.at_exit_set, 0, 1))
         return 0;
-    return atexit(tsc__zones_at_exit) == 0 ? 0 : -ENOMEM;
+    return tsc__atexit(tsc__zones_at_exit) == 0 ? 0 : -ENOMEM;
+#else
+    return -ENOSYS;
+#endif
 }
 #endif
 
