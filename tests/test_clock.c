@@ -405,11 +405,12 @@ static void test_line_ahead_is_slewed_back_not_stepped(void **state)
     NEED_A_COUNTER();
     tsc_clock_resync();
     shift(200000, 0);
-    /* e0 before the resync that starts the slew, so that a stall after
-     * it (a loaded emulator) is slewing time, not a smaller e0 */
-    t0 = os_ns(CLOCK_MONOTONIC);
+    /* e0 before the resync that starts the slew, t0 after it: a stall
+     * after the resync (a loaded emulator) is then slewing time counted
+     * on both sides, not a smaller e0, and one inside it is neither */
     e0 = error_now();
     tsc_clock_resync(); /* sees +200 us: slews at -500 ppm from here */
+    t0 = os_ns(CLOCK_MONOTONIC);
     prev = tsc_now_ns();
     while (os_ns(CLOCK_MONOTONIC) - t0 < 200000000u) { /* 0.2 s, resync every 10 ms */
         uint64_t until = os_ns(CLOCK_MONOTONIC) + 10000000u;

@@ -95,18 +95,22 @@ static inline int test_cmp_u64(const void *a, const void *b)
 }
 
 /* The counter's step in ticks: the median change between successive reads
- * that differ, over 33 such pairs. Natively that is one read's cost; an
- * emulated counter may move in coarse steps (1 us under qemu-aarch64). */
+ * that differ, over 33 such pairs (within 10^8 reads; 1 for a counter that
+ * stood still). Natively that is one read's cost; an emulated counter may
+ * move in coarse steps (1 us under qemu-aarch64). */
 static inline uint64_t test_counter_step_ticks(void)
 {
     uint64_t d[33], prev = tsc_ticks_before(), now;
+    long reads;
     int n = 0;
-    while (n < 33) {
+    for (reads = 0; n < 33 && reads < 100000000L; reads++) {
         now = tsc_ticks_before();
         if (now != prev)
             d[n++] = now - prev;
         prev = now;
     }
+    if (n == 0)
+        return 1;
     qsort(d, (size_t)n, sizeof d[0], test_cmp_u64);
     return d[n / 2];
 }

@@ -21,8 +21,8 @@
  * PR_SET_PDEATHSIG), so nothing is left behind holding ctest's pipe.
  *
  * Under valgrind (seen in LD_PRELOAD) every time limit is multiplied by
- * wd_scale(): 10; under another emulator (TSC_TEST_EMULATED: qemu, which
- * a loaded machine slows further), 3. POSIX only. */
+ * wd_scale(): 10; where TSC_TEST_EMULATED is set (qemu, the sanitizers'
+ * stage; a loaded machine slows them further), 3. POSIX only. */
 #ifndef TSC_WATCHDOG_H
 #define TSC_WATCHDOG_H
 
@@ -59,13 +59,15 @@ static struct wd_report *wd_here;
 /* 0 in the test runner; 1 and more in its children. */
 static int wd_depth;
 
-/* Time limits are multiplied by this: 10 under valgrind, else 1. */
+/* 1 under valgrind (its preload library is in LD_PRELOAD). */
 static inline int wd_valgrind(void)
 {
     const char *p = getenv("LD_PRELOAD");
     return p && strstr(p, "vgpreload");
 }
 
+/* Time limits are multiplied by this: 10 under valgrind, 3 where
+ * TSC_TEST_EMULATED is set (qemu, Wine, the sanitizers' stage), else 1. */
 static inline double wd_scale(void)
 {
     return wd_valgrind() ? 10.0 : getenv("TSC_TEST_EMULATED") ? 3.0 : 1.0;
