@@ -563,7 +563,7 @@ static void *resync_until_blocked(void *p)
 
 static int grandchild_clock(void *arg)
 {
-    uint64_t prev = 0, a, n, b;
+    uint64_t prev = 0, a, n, b, end;
     int i, ok = 0, rc = 0;
     (void)arg;
     wd_stage("tsc_now_ns() in a child forked during a clock publish");
@@ -579,15 +579,18 @@ static int grandchild_clock(void *arg)
         prev = n;
     }
     wd_stage("tsc_clock_resync() in a child forked during a clock publish");
-    for (i = 0; i < 100 && !ok; i++) {
+    /* 1 ms apart for 2 s (times the watchdog's scale): an emulator on a
+     * loaded machine can stall for longer than 100 tries take */
+    end = os_ns(CLOCK_MONOTONIC) + (uint64_t)(2e9 * wd_scale());
+    for (i = 0; !ok && (i < 100 || os_ns(CLOCK_MONOTONIC) < end); i++) {
         rc = tsc_clock_resync();
         WD_CHECK(rc == 0 || rc == -EAGAIN, "tsc_clock_resync() returned %d", rc);
         ok = rc == 0;
         if (!ok)
             wd_sleep_ns(1000000);
     }
-    WD_CHECK(ok, "tsc_clock_resync() in the forked child never succeeded in 100 tries, 1 ms "
-             "apart (last %d)", rc);
+    WD_CHECK(ok, "tsc_clock_resync() in the forked child never succeeded in %d tries, 1 ms "
+             "apart, over %.1f s (last %d)", i, 2 * wd_scale(), rc);
     n = tsc_now_ns();
     WD_CHECK(n >= prev, "after its resync the forked child's clock went back from %llu to %llu",
              (unsigned long long)prev, (unsigned long long)n);
