@@ -222,6 +222,7 @@
 #define tsc_clock_resync TSC__VNAME(tsc_clock_resync_v)
 #define tsc_clock_ticks_to_ns TSC__VNAME(tsc_clock_ticks_to_ns_v)
 #define tsc_clock_ticks_to_realtime_ns TSC__VNAME(tsc_clock_ticks_to_realtime_ns_v)
+#define tsc_clock_elapsed_ns TSC__VNAME(tsc_clock_elapsed_ns_v)
 #define tsc_counter_name TSC__VNAME(tsc_counter_name_v)
 #define tsc_current_calibration TSC__VNAME(tsc_current_calibration_v)
 #define tsc_get_features TSC__VNAME(tsc_get_features_v)
@@ -261,6 +262,8 @@
 #define tsc__end_cpu TSC__VNAME(tsc__end_cpu_v)
 #define tsc__zone_enter_slow TSC__VNAME(tsc__zone_enter_slow_v)
 #define tsc__zone_unwind TSC__VNAME(tsc__zone_unwind_v)
+#define tsc__zone_abandon TSC__VNAME(tsc__zone_abandon_v)
+#define tsc__zones_sweep TSC__VNAME(tsc__zones_sweep_v)
 #define tsc__freq_first TSC__VNAME(tsc__freq_first_v)
 #define tsc__log_ticks TSC__VNAME(tsc__log_ticks_v)
 #define tsc__log_timestamp TSC__VNAME(tsc__log_timestamp_v)
@@ -506,6 +509,13 @@ TSC__FN uint64_t tsc_clock_ticks(void);
 TSC__FN uint64_t tsc_clock_ticks_unordered(void);
 TSC__API uint64_t tsc_clock_ticks_to_ns(uint64_t ticks);
 TSC__API uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks);
+/* The nanoseconds from stamp `from` to stamp `to` (two tsc_clock_ticks()
+ * values, of one thread or two: a queue's "sent" and "received"), as
+ * tsc_now_ns() measured them; negative where `to` is the earlier. A stamp
+ * is not a count of counter ticks (where the counter is the OS clock it is
+ * nanoseconds): convert the difference of two stamps with this, never
+ * with tsc_ticks_to_ns(). In C++, tsc::stamp keeps the two apart. */
+TSC__API int64_t tsc_clock_elapsed_ns(uint64_t from, uint64_t to);
 
 /* --- statistics -------------------------------------------------------- */
 
@@ -910,13 +920,25 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * TSC_ZONES_THREADS records nothing and is counted. Blocks of threads that
  * exit are not reused.
  *
- * Like TSC_TRACE: two nested one-pass for loops (C99 or C++), so
- *   - `break` or `continue` in the block end the call there and leave the
- *     block; neither reaches a loop around TSC_ZONE.
- *   - `return`, `goto` or longjmp out of the block leave the call open: it
- *     is closed unrecorded, and counted ("left by return/goto"), when a
- *     zone around it ends; its time stays in that zone's self.
- * Two zones (or a zone and a TSC_TRACE) on one line do not compile.
+ * Leaving a block early. In C++ (a destructor) and in C with GCC or Clang
+ * (a cleanup attribute), the call ends wherever the block is left: at its
+ * end, `break`, `continue` (which, as the block is a one-pass for loop,
+ * leave the block and do not reach a loop around it), `return`, `goto`,
+ * and in C++ an exception; it is recorded with the time up to there. The
+ * block is one for statement (C99 or C++), so zones may share a line.
+ * Where no code can run on leaving a block (C with MSVC), and after a
+ * longjmp out of a zone (C; in C++ a longjmp past a destructor is
+ * undefined), the call is left open. It is found and closed, unrecorded,
+ * when its thread next enters a zone at a shallower stack depth or the
+ * same call site again (the next call of a function left by return),
+ * when a zone around it ends, or when the thread prints; it is counted
+ * ("left without their exit") and no later zone nests under it. Its
+ * own time stays in the zone around it (or in no zone at the root); the
+ * zones it held are still recorded, so the self times keep adding up to
+ * the root zones' total. Zones take the thread's stack to be one stack:
+ * a fiber that switches stacks inside a zone confuses them.
+ * TSC_ZONE_SCOPE("name"); (C++; C with GCC or Clang) times from there to
+ * the end of the enclosing block, as a variable would live.
  *
  * Threads: zones need thread-local storage (GCC, Clang, MSVC; elsewhere
  * they record nothing). On Windows each unit has its own thread-local, so
@@ -969,13 +991,34 @@ TSC__API void tsc_zones_reset(void);
  * tsc_zones_print at the end of main). */
 TSC__API int tsc_zones_print_at_exit(FILE *out);
 
-#define TSC_ZONE(name) TSC__ZONE("" name "")
-#define TSC_ZONE_FUNC TSC__ZONE(__func__)
-#define TSC__ZONE(nm)                                                         \
-    for (uintptr_t TSC__MV(tsc__zf_) = tsc__zone_enter(nm), TSC__MV(tsc__zonce_) = 1; \
-         TSC__MV(tsc__zonce_);                                                 \
-         TSC__MV(tsc__zonce_) = 0, tsc__zone_exit(TSC__MV(tsc__zf_)))         \
-        for (; TSC__MV(tsc__zonce_); TSC__MV(tsc__zonce_) = 0)
+#define TSC_ZONE(name) TSC__ZONE("" name "", TSC__CAT(tsc__zs_, TSC__UNIQUE))
+#define TSC_ZONE_FUNC TSC__ZONE(__func__, TSC__CAT(tsc__zs_, TSC__UNIQUE))
+/* (one variable per zone, named by __COUNTER__ where there is one; the
+ * frame and the variable's address tell a zone left without its exit) */
+#if defined(__COUNTER__)
+#define TSC__UNIQUE __COUNTER__
+#else
+#define TSC__UNIQUE __LINE__
+#endif
+#define TSC__ZIN(nm, v) tsc__zone_enter((nm), TSC__FRAME(), TSC__RCAST(uintptr_t, &(v)))
+#if defined(__cplusplus)
+#define TSC__ZONE(nm, v) for (tsc__zone_guard v(TSC__ZIN(nm, v)); v.once; v.once = 0)
+#define TSC__ZSCOPE(nm, v) tsc__zone_guard v(TSC__ZIN(nm, v))
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(TSC_TIMER_TEST_NO_CLEANUP)
+#define TSC__ZONE(nm, v)                                                      \
+    for (uintptr_t v __attribute__((cleanup(tsc__zone_leave))) = TSC__ZIN(nm, v), \
+                   TSC__CAT(v, _once) = 1;                                    \
+         TSC__CAT(v, _once); TSC__CAT(v, _once) = 0)
+#define TSC__ZSCOPE(nm, v) uintptr_t v __attribute__((cleanup(tsc__zone_leave))) = TSC__ZIN(nm, v)
+#else /* no code runs on leaving a block: the exit in the loop's step */
+#define TSC__ZONE(nm, v)                                                      \
+    for (uintptr_t v = TSC__ZIN(nm, v), TSC__CAT(v, _once) = 1; TSC__CAT(v, _once); \
+         TSC__CAT(v, _once) = 0, tsc__zone_exit(v))                            \
+        for (; TSC__CAT(v, _once); TSC__CAT(v, _once) = 0)
+#endif
+#if defined(TSC__ZSCOPE)
+#define TSC_ZONE_SCOPE(name) TSC__ZSCOPE("" name "", TSC__CAT(tsc__zs_, TSC__UNIQUE))
+#endif
 
 /* ======================================================================== */
 /* 5. Implementation. Everything below is private (tsc__ prefix).           */
@@ -1025,6 +1068,15 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TSC__GNU 1
+#endif
+/* The calling function's stack frame (zones: a frame below another is a
+ * call made from it); 0 where the compiler cannot tell. */
+#if defined(TSC__GNU)
+#define TSC__FRAME() TSC__RCAST(uintptr_t, __builtin_frame_address(0))
+#elif defined(_MSC_VER)
+#define TSC__FRAME() TSC__RCAST(uintptr_t, _AddressOfReturnAddress())
+#else
+#define TSC__FRAME() TSC__CAST(uintptr_t, 0)
 #endif
 
 /* --- portability: attributes, atomics, thread-local, libm-free math ----- */
@@ -4265,6 +4317,12 @@ TSC__API uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks)
     return tsc__clock_convert(ticks, 1);
 }
 
+TSC__API int64_t tsc_clock_elapsed_ns(uint64_t from, uint64_t to)
+{
+    uint64_t a = tsc__clock_convert(from, 0), b = tsc__clock_convert(to, 0);
+    return b >= a ? TSC__CAST(int64_t, b - a) : -TSC__CAST(int64_t, a - b);
+}
+
 /* Resync phase 2: the clock's own rate (NTP slews CLOCK_MONOTONIC), over
  * >= 1 s so the brackets' few ns weigh < 0.05 ppm. A span beyond 0.1 % of
  * the rate in use (a suspend, a migration inside it) is taken only once the
@@ -5510,18 +5568,22 @@ struct tsc__zrec {
                                       modulo 2^64, read as signed        */
     uint64_t hist[TSC__ZH_BUCKETS];
 };
-/* An open zone: its start, and what nested zones took from it. */
+/* An open zone: its start, what nested zones took from it, and where it
+ * was entered: its function's stack frame and its call site's variable
+ * (two live zones of one frame have two variables). */
 struct tsc__zframe {
     uint64_t t0;   /* bare counter read at entry                          */
     uint64_t kids; /* net ticks of its direct children (modulo 2^64)      */
     uint64_t desc; /* zones nested in it at any depth                     */
     struct tsc__zrec *rec;
+    uintptr_t frame, site;
 };
 #define TSC__ZCACHE 256 /* a thread's name -> record cache, open addressing */
 #define TSC__ZL_ZONES 0   /* calls not recorded: the table of names full    */
 #define TSC__ZL_RECORDS 1 /* the records full                               */
 #define TSC__ZL_DEPTH 2   /* nested deeper than TSC_ZONES_DEPTH             */
-#define TSC__ZL_LEFT 3    /* zones left by return, goto or longjmp          */
+#define TSC__ZL_LEFT 3    /* zones left without their exit (longjmp; return
+                             or goto where no code runs on leaving a block) */
 struct tsc__zthread {
     uint32_t depth; /* frames open: stack[1 .. depth]; stack[0] the root   */
     uint32_t unused;
@@ -5568,8 +5630,9 @@ TSC__SHARED struct tsc__zstate tsc__z = TSC__ZERO;
 #define TSC__ZONES_ON 1
 #endif
 
-TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name);
+TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uintptr_t site);
 TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe *f);
+TSC__COLD void tsc__zone_abandon(struct tsc__zthread *tb, uintptr_t frame, uintptr_t site);
 
 /* The hot path. Enter: the thread's block, its cache (a load and a
  * compare after a name's first use in the thread), a frame; the counter
@@ -5583,10 +5646,18 @@ TSC__HOT uint32_t tsc__zone_hash(const char *name)
     uint64_t p = TSC__RCAST(uintptr_t, name);
     return TSC__CAST(uint32_t, (p * UINT64_C(0x9E3779B97F4A7C15)) >> 56); /* 0 .. 255 */
 }
-TSC__HOT uintptr_t tsc__zone_push(struct tsc__zthread *tb, struct tsc__zrec *r)
+/* A zone entered where the open one on top lies in a deeper frame (its
+ * function returned, or was left by longjmp), or where this call site is
+ * open already in the same frame (recursion aside, that one was left), is
+ * entered past zones left without their exit: those are closed first. */
+TSC__HOT uintptr_t tsc__zone_push(struct tsc__zthread *tb, struct tsc__zrec *r, uintptr_t frame,
+                                  uintptr_t site)
 {
-    uint32_t d = tb->depth + 1;
+    uint32_t d;
     struct tsc__zframe *f;
+    if (TSC__UNLIKELY(tb->stack[tb->depth].frame < frame || r->active != 0))
+        tsc__zone_abandon(tb, frame, site);
+    d = tb->depth + 1;
     if (TSC__UNLIKELY(d > TSC_ZONES_DEPTH)) {
         TSC__ZADD(&tb->lost[TSC__ZL_DEPTH], 1);
         return 0;
@@ -5596,11 +5667,13 @@ TSC__HOT uintptr_t tsc__zone_push(struct tsc__zthread *tb, struct tsc__zrec *r)
     f->rec = r;
     f->kids = 0;
     f->desc = 0;
+    f->frame = frame;
+    f->site = site;
     r->active++;
     f->t0 = tsc__clock_ticks_bare();
     return TSC__RCAST(uintptr_t, f);
 }
-TSC__HOT uintptr_t tsc__zone_enter(const char *name)
+TSC__HOT uintptr_t tsc__zone_enter(const char *name, uintptr_t frame, uintptr_t site)
 {
 #if defined(TSC__ZONES_ON)
     uint32_t t = (tsc__tls >> TSC__TLS_ZSHIFT) - 1u, h;
@@ -5609,10 +5682,10 @@ TSC__HOT uintptr_t tsc__zone_enter(const char *name)
         tb = &tsc__z.th[t];
         h = tsc__zone_hash(name);
         if (TSC__LIKELY(tb->key[h] == name))
-            return tsc__zone_push(tb, tb->val[h]);
+            return tsc__zone_push(tb, tb->val[h], frame, site);
     }
 #endif
-    return tsc__zone_enter_slow(name);
+    return tsc__zone_enter_slow(name, frame, site);
 }
 /* The bucket of v: exact below 32, else 16 per power of two, each within
  * 1/32 of its values (as tsc__bucket, with 4 bits kept instead of 6). */
@@ -5657,6 +5730,22 @@ TSC__HOT void tsc__zone_exit(uintptr_t fp)
     b = tsc__zone_bucket(v);
     TSC__ZADD(&r->hist[b], 1);
 }
+/* The exit where the language runs it on leaving the block: a cleanup
+ * (GCC, Clang) or a destructor (C++). */
+TSC__HOT void tsc__zone_leave(uintptr_t *fp) { tsc__zone_exit(*fp); }
+#if defined(__cplusplus)
+#define tsc__zone_guard TSC__VNAME(tsc__zone_guard_v)
+namespace {
+struct tsc__zone_guard {
+    uintptr_t f;
+    int once;
+    explicit tsc__zone_guard(uintptr_t fp) : f(fp), once(1) {}
+    ~tsc__zone_guard() { tsc__zone_exit(f); }
+    tsc__zone_guard(const tsc__zone_guard &) = delete;
+    tsc__zone_guard &operator=(const tsc__zone_guard &) = delete;
+};
+}
+#endif
 
 /* Pointer-sized CAS and acquire load, for the table of names. */
 #if defined(TSC__GNU)
@@ -5763,7 +5852,7 @@ TSC__FN void tsc__zone_measure(struct tsc__zthread *tb, uint64_t *e0, uint64_t *
     static const char ka[] = "", kp[] = ""; /* two addresses, one per unit */
     struct tsc__zrec r[2]; /* 10 KiB of stack, once per thread */
     uint64_t m[2];
-    uintptr_t fp;
+    uintptr_t fp = 0, here = TSC__FRAME();
     uint32_t h;
     int i, k;
     memset(r, 0, sizeof r);
@@ -5776,12 +5865,15 @@ TSC__FN void tsc__zone_measure(struct tsc__zthread *tb, uint64_t *e0, uint64_t *
         tb->val[h] = &r[k];
     }
     for (i = 0; i < 2000; i++)
-        tsc__zone_exit(tsc__zone_enter(ka));
+        tsc__zone_exit(tsc__zone_enter(ka, here, TSC__RCAST(uintptr_t, &m[0])));
+#if TSC_ZONES_DEPTH > 1 /* (else no zone nests: c is never used) */
     for (i = 0; i < 2000; i++) {
-        fp = tsc__zone_enter(kp);
-        tsc__zone_exit(tsc__zone_enter(ka));
+        fp = tsc__zone_enter(kp, here, TSC__RCAST(uintptr_t, &m[1]));
+        tsc__zone_exit(tsc__zone_enter(ka, here, TSC__RCAST(uintptr_t, &m[0])));
         tsc__zone_exit(fp);
     }
+#endif
+    (void)fp;
     for (k = 0; k < 2; k++)
         m[k] = tsc__zone_pct(r[k].hist, r[k].calls, 50, r[k].min, r[k].max);
     *e0 = m[0];
@@ -5811,6 +5903,7 @@ TSC__FN struct tsc__zthread *tsc__zone_thread(void)
     (void)tsc_now_ns();
     tsc__tls |= TSC__CAST(uint32_t, i + 1) << TSC__TLS_ZSHIFT;
     tb = &tsc__z.th[i];
+    tb->stack[0].frame = UINTPTR_MAX; /* above every frame */
     if (TSC__LD32(&tsc__z.over) == 2) {
         e0 = tsc__z.e0;
         c = tsc__z.c;
@@ -5831,7 +5924,7 @@ TSC__FN struct tsc__zthread *tsc__zone_thread(void)
  * pushed out by others): the zone, the thread's record of it, a place in
  * the cache. What cannot be had is counted and the zone not recorded: its
  * time stays in its parent's self. */
-TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name)
+TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uintptr_t site)
 {
 #if defined(TSC__ZONES_ON)
     struct tsc__zthread *tb = tsc__zone_thread();
@@ -5844,7 +5937,7 @@ TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name)
     for (k = 0; k < TSC__ZCACHE; k++) {
         i = TSC__CAST(int, (h + k) % TSC__ZCACHE);
         if (tb->key[i] == name)
-            return tsc__zone_push(tb, tb->val[i]);
+            return tsc__zone_push(tb, tb->val[i], frame, site);
         if (!tb->key[i]) {
             free_slot = TSC__CAST(uint32_t, i);
             break;
@@ -5872,16 +5965,31 @@ TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name)
         tb->val[free_slot] = r;
         tb->key[free_slot] = name;
     }
-    return tsc__zone_push(tb, r);
+    return tsc__zone_push(tb, r, frame, site);
 #else
     (void)name;
+    (void)frame;
+    (void)site;
     return 0;
 #endif
 }
 
-/* Zones above f were left by return, goto or longjmp: closed unrecorded
- * (their time stays in f's self), and counted. 0 where f is not open (it
- * then records nothing). */
+/* Closes the zones above depth d, left without their exit: unrecorded and
+ * counted. What their nested zones recorded passes to the zone below, so
+ * no time counts twice; their own time stays in that zone's self. */
+TSC__FN void tsc__zone_close_to(struct tsc__zthread *tb, uint32_t d)
+{
+    struct tsc__zframe *f;
+    for (; tb->depth > d; tb->depth--) {
+        f = &tb->stack[tb->depth];
+        TSC__ZADD(&f[-1].kids, f->kids);
+        f[-1].desc += f->desc;
+        f->rec->active--;
+        TSC__ZADD(&tb->lost[TSC__ZL_LEFT], 1);
+    }
+}
+/* A zone ends while zones above it are open: they were left without their
+ * exit. 0 where f is not open (it then records nothing). */
 TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe *f)
 {
     uint32_t d = tb->depth;
@@ -5889,11 +5997,38 @@ TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe
         d--;
     if (d == 0)
         return 0;
-    for (; tb->depth > d; tb->depth--) {
-        tb->stack[tb->depth].rec->active--;
-        TSC__ZADD(&tb->lost[TSC__ZL_LEFT], 1);
-    }
+    tsc__zone_close_to(tb, d);
     return 1;
+}
+/* A zone enters at (frame, site): the same call site open in this very
+ * frame was left (recursion has a frame of its own), with all above it;
+ * zones in deeper frames were left when their functions returned. */
+TSC__COLD void tsc__zone_abandon(struct tsc__zthread *tb, uintptr_t frame, uintptr_t site)
+{
+    uint32_t d = tb->depth, k;
+    for (k = d; k > 0 && tb->stack[k].frame <= frame; k--)
+        if (tb->stack[k].frame == frame && tb->stack[k].site == site) {
+            d = k - 1;
+            break;
+        }
+    while (d > 0 && tb->stack[d].frame < frame)
+        d--;
+    tsc__zone_close_to(tb, d);
+}
+/* Before a print: the printing thread's zones in frames at or below this
+ * function's (never inlined, below the print's caller) were left: their
+ * functions returned. */
+TSC__COLD void tsc__zones_sweep(void)
+{
+    uint32_t t = (tsc__tls >> TSC__TLS_ZSHIFT) - 1u, d;
+    struct tsc__zthread *tb;
+    uintptr_t here = TSC__FRAME();
+    if (t >= TSC_ZONES_THREADS)
+        return;
+    tb = &tsc__z.th[t];
+    for (d = tb->depth; d > 0 && tb->stack[d].frame <= here; d--)
+        ;
+    tsc__zone_close_to(tb, d);
 }
 #endif
 
@@ -5923,6 +6058,7 @@ TSC__FN int tsc__zones_collect(struct tsc__zrow *rows, struct tsc__zsum *sum)
     struct tsc__zrec *r;
     struct tsc__zrow row;
     int n = 0, k, j;
+    tsc__zones_sweep();
     memset(sum, 0, sizeof *sum);
     for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
         root += TSC__ZLD(&tsc__z.th[i].stack[0].kids);
@@ -5987,7 +6123,7 @@ TSC__FN void tsc__zones_lost(FILE *out, const struct tsc__zsum *s, const char *p
         return;
     fprintf(out, "%snot recorded: %" PRIu64 " calls past TSC_ZONES_MAX (%d zones), %" PRIu64
             " past TSC_ZONES_RECORDS (%d), %" PRIu64 " past TSC_ZONES_DEPTH (%d), %" PRIu64
-            " zones left by return/goto (time kept in the parent's self), %" PRIu32
+            " zones left without their exit (time kept in the zone around), %" PRIu32
             " threads past TSC_ZONES_THREADS (%d)\n", prefix, s->lost[0], TSC_ZONES_MAX,
             s->lost[1], TSC_ZONES_RECORDS, s->lost[2], TSC_ZONES_DEPTH, s->lost[3], s->refused,
             TSC_ZONES_THREADS);
@@ -6089,7 +6225,7 @@ TSC__API int tsc_zones_write(FILE *out, int format)
     }
     /* What was not recorded is a row of its own, never silent, each count
      * in the column of its kind: calls refused (zones, records, depth) or
-     * left by return/goto in calls, threads refused in threads, times 0;
+     * left without their exit in calls, threads refused in threads, times 0;
      * the markdown table then says which limit, JSON in fields of its own. */
     if (lost || s.lost[3] || s.refused) {
         if (format == TSC_BENCH_MARKDOWN) {
@@ -6172,6 +6308,82 @@ TSC__API int tsc_zones_print_at_exit(FILE *out)
 
 #ifdef __cplusplus
 }
+
+/* --- C++: scopes, stamps, std::chrono clocks ----------------------------- */
+
+/* In an inline namespace named by the version and configuration, so that
+ * two versions of the header in one program keep apart, as in C. */
+namespace tsc {
+inline namespace TSC__VNAME(v) {
+/* Records the time from its construction to the end of its scope, however
+ * the scope is left (return, break, an exception), into stats: the
+ * RAII form of TSC_MEASURE. (TSC_ZONE_SCOPE("name"); is the zones'.) */
+class measure_scope {
+public:
+    explicit measure_scope(struct tsc_stats *s) noexcept : s_(s), t0_(tsc_ticks_before()) {}
+    ~measure_scope() { tsc_stats_add(s_, tsc_ticks_after() - t0_); }
+    measure_scope(const measure_scope &) = delete;
+    measure_scope &operator=(const measure_scope &) = delete;
+
+private:
+    struct tsc_stats *s_;
+    uint64_t t0_;
+};
+/* A stored stamp of the clock (tsc_clock_ticks()), a type of its own: the
+ * difference of two is nanoseconds (tsc_clock_elapsed_ns), and it does not
+ * convert to an integer, so it cannot reach tsc_ticks_to_ns by mistake. */
+struct stamp {
+    uint64_t value; /* as tsc_clock_ticks() returned it: store, send, compare */
+    static stamp now() noexcept
+    {
+        stamp s = {tsc_clock_ticks()};
+        return s;
+    }
+    uint64_t ns() const noexcept { return tsc_clock_ticks_to_ns(value); }
+    uint64_t realtime_ns() const noexcept { return tsc_clock_ticks_to_realtime_ns(value); }
+};
+/* to - from in nanoseconds: negative where to is the earlier. */
+inline int64_t operator-(stamp to, stamp from) noexcept { return tsc_clock_elapsed_ns(from.value, to.value); }
+inline bool operator<(stamp a, stamp b) noexcept { return a - b < 0; }
+inline bool operator==(stamp a, stamp b) noexcept { return a.value == b.value; }
+}
+}
+
+/* std::chrono clocks on tsc_now_ns() and tsc_now_realtime_ns(), where
+ * <chrono> was included before this header or TSC_TIMER_CHRONO is defined
+ * (<chrono> costs a C++ file ~40 ms to compile: not imposed on every
+ * one). tsc::clock is steady (CLOCK_MONOTONIC's epoch); tsc::realtime_clock
+ * has system_clock's time_point (1970), so it formats, converts to time_t
+ * and mixes with system_clock as that one does. */
+#if defined(TSC_TIMER_CHRONO) || defined(_GLIBCXX_CHRONO) || defined(_LIBCPP_CHRONO) || defined(_CHRONO_)
+#include <chrono>
+namespace tsc {
+inline namespace TSC__VNAME(v) {
+struct clock {
+    typedef std::chrono::nanoseconds duration;
+    typedef duration::rep rep;
+    typedef duration::period period;
+    typedef std::chrono::time_point<clock> time_point;
+    static constexpr bool is_steady = true;
+    static time_point now() noexcept { return time_point(duration(TSC__CAST(rep, tsc_now_ns()))); }
+    /* A stored stamp as a time point of this clock. */
+    static time_point from_stamp(stamp s) noexcept { return time_point(duration(TSC__CAST(rep, s.ns()))); }
+};
+struct realtime_clock {
+    typedef std::chrono::nanoseconds duration;
+    typedef duration::rep rep;
+    typedef duration::period period;
+    typedef std::chrono::time_point<std::chrono::system_clock, duration> time_point;
+    static constexpr bool is_steady = false;
+    static time_point now() noexcept { return time_point(duration(TSC__CAST(rep, tsc_now_realtime_ns()))); }
+    static time_point from_stamp(stamp s) noexcept
+    {
+        return time_point(duration(TSC__CAST(rep, s.realtime_ns())));
+    }
+};
+}
+}
+#endif
 #endif
 
 #endif /* TSC_TIMER_H */
