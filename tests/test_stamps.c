@@ -10,6 +10,7 @@
 static int64_t g_counter_shift; /* added to every clock counter read */
 #define TSC_TIMER_TEST_COUNTER_HOOK(t) ((uint64_t)(t) + (uint64_t)g_counter_shift)
 #include "tsc_test.h"
+#include <pthread.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -245,9 +246,42 @@ static void test_stamps_taken_before_init_convert_extrapolated(void **state)
            (double)got * 1e-6);
 }
 
+/* Two stamps 10 ms apart, the second taken in another thread: their
+ * difference, through tsc_clock_elapsed_ns, lies between the sleep and the
+ * tsc_now_ns() readings around them, and is negative the other way round.
+ * (The stamps are OS nanoseconds where the counter is the OS clock, as in
+ * the fallback build: counter ticks never enter it.) */
+static uint64_t g_late_stamp;
+static void *stamp_late(void *arg)
+{
+    (void)arg;
+    g_late_stamp = tsc_clock_ticks();
+    return NULL;
+}
+static void test_the_difference_of_two_stamps_is_nanoseconds(void **state)
+{
+    pthread_t th;
+    uint64_t t0, a, t1;
+    int64_t d;
+    (void)state;
+    t0 = tsc_now_ns();
+    a = tsc_clock_ticks();
+    sleep_ns(10000000L);
+    assert_int_equal(pthread_create(&th, NULL, stamp_late, NULL), 0);
+    pthread_join(th, NULL);
+    t1 = tsc_now_ns();
+    d = tsc_clock_elapsed_ns(a, g_late_stamp);
+    EXPECT(d >= 10000000 && (uint64_t)d <= t1 - t0, "elapsed %lld ns, within [10 ms, %llu ns]",
+           (long long)d, (unsigned long long)(t1 - t0));
+    EXPECT(tsc_clock_elapsed_ns(g_late_stamp, a) == -d, "the other way round: %lld ns",
+           (long long)tsc_clock_elapsed_ns(g_late_stamp, a));
+    EXPECT(tsc_clock_elapsed_ns(a, a) == 0, "a stamp from itself: 0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_difference_of_two_stamps_is_nanoseconds),
         cmocka_unit_test(test_stamps_taken_before_init_convert_extrapolated),
         cmocka_unit_test(test_stored_stamps_convert_to_what_the_clock_read_then),
         cmocka_unit_test(test_a_stamp_never_converts_past_now),
