@@ -21,7 +21,11 @@
  * +18 to +26 ms and +0.4 KB for that file) and calls the rest, compiled once in
  * that one file. Without it, or with it twice, the program fails to link,
  * naming tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file. All
- * files of a program use one mode and one set of configuration macros.
+ * files of a program use one mode and one set of configuration macros: a
+ * file built with others fails to link naming
+ * tsc_timer_has_no_TSC_TIMER_IMPLEMENTATION_file_with_its_config_macros,
+ * and plain files beside TSC_TIMER_EXTERN ones (two states) say so on
+ * stderr at their first calibration.
  *
  * CONTENTS
  *   1. Usage
@@ -162,6 +166,23 @@
 #if !defined(TSC_TIMER_CALIBRATION_SECONDS) && defined(TSC_CALIBRATION_SECONDS)
 #define TSC_TIMER_CALIBRATION_SECONDS TSC_CALIBRATION_SECONDS
 #endif
+/* The zones' limits (section 4, zones): plain decimal numbers, as they
+ * become part of the zones' symbol names. */
+#ifndef TSC_ZONES_MAX
+#define TSC_ZONES_MAX 64
+#endif
+#ifndef TSC_ZONES_THREADS
+#define TSC_ZONES_THREADS 64
+#endif
+#ifndef TSC_ZONES_RECORDS
+#define TSC_ZONES_RECORDS 256
+#endif
+#ifndef TSC_ZONES_DEPTH
+#define TSC_ZONES_DEPTH 32
+#endif
+#if TSC_ZONES_MAX < 1 || TSC_ZONES_THREADS < 1 || TSC_ZONES_RECORDS < 1 || TSC_ZONES_DEPTH < 1
+#error "tsc_timer.h: TSC_ZONES_MAX, TSC_ZONES_THREADS, TSC_ZONES_RECORDS and TSC_ZONES_DEPTH must be at least 1"
+#endif
 
 /* A private inline keyword: C90 has none. */
 #if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
@@ -208,9 +229,17 @@
 #else
 #define TSC__CFG _d
 #endif
-#define TSC__VNAME(p)                                                        \
-    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(p, TSC_TIMER_VERSION_MAJOR), _), \
-             TSC_TIMER_VERSION_MINOR), _), TSC_TIMER_VERSION_PATCH), TSC__CFG)
+#define TSC__VERNAME(p)                                                      \
+    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(p, TSC_TIMER_VERSION_MAJOR), _), \
+             TSC_TIMER_VERSION_MINOR), _), TSC_TIMER_VERSION_PATCH)
+#define TSC__VNAME(p) TSC__CAT(TSC__VERNAME(p), TSC__CFG)
+/* The zones' names hold their limits too: a file built with other limits
+ * than the implementation's, or two libraries with different limits, never
+ * share the zones' state (one object of two sizes). */
+#define TSC__ZCFG                                                             \
+    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(_z, TSC_ZONES_MAX), _), \
+             TSC_ZONES_THREADS), _), TSC_ZONES_RECORDS), _), TSC_ZONES_DEPTH)
+#define TSC__ZVNAME(p) TSC__CAT(TSC__VNAME(p), TSC__ZCFG)
 #if defined(TSC__EXTERN)
 /* (the compiled-once functions, public and private, by versioned names) */
 #define tsc_bench_get_result TSC__VNAME(tsc_bench_get_result_v)
@@ -247,10 +276,10 @@
 #define tsc_trace_init TSC__VNAME(tsc_trace_init_v)
 #define tsc_trace_write_json TSC__VNAME(tsc_trace_write_json_v)
 #define tsc_trust_measure_skew TSC__VNAME(tsc_trust_measure_skew_v)
-#define tsc_zones_print TSC__VNAME(tsc_zones_print_v)
-#define tsc_zones_print_at_exit TSC__VNAME(tsc_zones_print_at_exit_v)
-#define tsc_zones_reset TSC__VNAME(tsc_zones_reset_v)
-#define tsc_zones_write TSC__VNAME(tsc_zones_write_v)
+#define tsc_zones_print TSC__ZVNAME(tsc_zones_print_v)
+#define tsc_zones_print_at_exit TSC__ZVNAME(tsc_zones_print_at_exit_v)
+#define tsc_zones_reset TSC__ZVNAME(tsc_zones_reset_v)
+#define tsc_zones_write TSC__ZVNAME(tsc_zones_write_v)
 #define tsc__after_slow TSC__VNAME(tsc__after_slow_v)
 #define tsc__before_slow TSC__VNAME(tsc__before_slow_v)
 #define tsc__bench_account TSC__VNAME(tsc__bench_account_v)
@@ -260,10 +289,10 @@
 #define tsc__clock_ticks_slow TSC__VNAME(tsc__clock_ticks_slow_v)
 #define tsc__detect_mode TSC__VNAME(tsc__detect_mode_v)
 #define tsc__end_cpu TSC__VNAME(tsc__end_cpu_v)
-#define tsc__zone_enter_slow TSC__VNAME(tsc__zone_enter_slow_v)
-#define tsc__zone_unwind TSC__VNAME(tsc__zone_unwind_v)
-#define tsc__zone_abandon TSC__VNAME(tsc__zone_abandon_v)
-#define tsc__zones_sweep TSC__VNAME(tsc__zones_sweep_v)
+#define tsc__zone_enter_slow TSC__ZVNAME(tsc__zone_enter_slow_v)
+#define tsc__zone_unwind TSC__ZVNAME(tsc__zone_unwind_v)
+#define tsc__zone_abandon TSC__ZVNAME(tsc__zone_abandon_v)
+#define tsc__zones_sweep TSC__ZVNAME(tsc__zones_sweep_v)
 #define tsc__freq_first TSC__VNAME(tsc__freq_first_v)
 #define tsc__log_ticks TSC__VNAME(tsc__log_ticks_v)
 #define tsc__log_timestamp TSC__VNAME(tsc__log_timestamp_v)
@@ -953,18 +982,6 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * zones run is not exact: a call that ends during the reset adds to its
  * sums as they were read before it, so a field may keep its old value;
  * reset while no zone runs (between phases of the program). */
-#ifndef TSC_ZONES_MAX
-#define TSC_ZONES_MAX 64
-#endif
-#ifndef TSC_ZONES_THREADS
-#define TSC_ZONES_THREADS 64
-#endif
-#ifndef TSC_ZONES_RECORDS
-#define TSC_ZONES_RECORDS 256
-#endif
-#ifndef TSC_ZONES_DEPTH
-#define TSC_ZONES_DEPTH 32
-#endif
 
 /* Prints one table to out, sorted by self time: zone, calls, self % (of
  * the root zones' total), self, total, mean, p50, p99, max (in ns, us, ms
@@ -1604,16 +1621,40 @@ __attribute__((aligned(64))) /* cache lines of its own */
 #endif
 ;
 
-#if defined(TSC__EXTERN)
-/* One definition, in the file with TSC_TIMER_IMPLEMENTATION: a program
- * without it, or with two, fails to link with this symbol's name. */
-#undef tsc__g
-#define tsc__g TSC__VNAME(tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file_v)
-#define TSC__SHARED
-#elif defined(_MSC_VER) || defined(__MINGW32__) || defined(__CYGWIN__)
-#define TSC__SHARED __declspec(selectany)
+/* One definition of a name however many units define it. */
+#if defined(_MSC_VER) || defined(__MINGW32__) || defined(__CYGWIN__)
+#define TSC__WEAKDEF __declspec(selectany)
 #else
-#define TSC__SHARED __attribute__((weak))
+#define TSC__WEAKDEF __attribute__((weak))
+#endif
+#if defined(TSC__EXTERN)
+/* The many-files mode's link checks: the state is defined in the file with
+ * TSC_TIMER_IMPLEMENTATION alone, under a name that holds the version and
+ * configuration and says what is missing where a file's configuration
+ * macros differ from that file's; every file also refers to a name that
+ * holds the version alone, which that file defines (below), so that a
+ * program without it, or with two, fails to link naming the fix, whatever
+ * it uses (statistics alone call no state). */
+#undef tsc__g
+#define tsc__g TSC__ZVNAME(tsc_timer_has_no_TSC_TIMER_IMPLEMENTATION_file_with_its_config_macros_v)
+#define tsc__one TSC__VERNAME(tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file_v)
+extern const char tsc__one;
+#if TSC__IMPL
+const char tsc__one = 1;
+#elif defined(TSC__GNU)
+static const char *const tsc__one_ref __attribute__((used)) = &tsc__one;
+#elif defined(_MSC_VER)
+#define TSC__STR2(x) #x
+#define TSC__STR(x) TSC__STR2(x)
+#if defined(_M_IX86)
+#pragma comment(linker, "/include:_" TSC__STR(tsc__one))
+#else
+#pragma comment(linker, "/include:" TSC__STR(tsc__one))
+#endif
+#endif
+#define TSC__SHARED
+#else
+#define TSC__SHARED TSC__WEAKDEF
 #endif
 /* (mingw gcc drops selectany from a definition that follows a plain extern
  * declaration, and the linker then sees one definition per unit) */
@@ -1633,6 +1674,21 @@ TSC__SHARED_EXTERN struct tsc__state tsc__g;
 __declspec(align(64))
 #endif
 TSC__SHARED struct tsc__state tsc__g = TSC__ZERO;
+#endif
+
+/* Files that include the header plainly and files built with
+ * TSC_TIMER_EXTERN in one program keep two states (two calibrations, two
+ * clocks), which no link error can tell: each mode marks this word, one
+ * for both, at its first calibration, and the second to come says so on
+ * stderr. */
+#define tsc__modes TSC__VNAME(tsc__modes_v)
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__MINGW32__) || defined(__CYGWIN__))
+extern TSC__WEAKDEF uint32_t tsc__modes;
+#else
+extern uint32_t tsc__modes;
+#endif
+#if TSC__IMPL
+TSC__WEAKDEF uint32_t tsc__modes = 0;
 #endif
 
 /* --- compiled once: what the hot paths and the macros call ------------- */
@@ -3708,6 +3764,24 @@ TSC__FN void tsc__freq_measure(uint64_t v[TSC__F_WORDS])
     tsc__freq_publish(v, 1);
 }
 
+/* A state's first calibration: the other mode's state in this program? */
+TSC__FN void tsc__modes_check(void)
+{
+#if defined(TSC__EXTERN)
+    const uint32_t me = 2;
+#else
+    const uint32_t me = 1;
+#endif
+    uint32_t m = TSC__LD32(&tsc__modes);
+    while (!(m & me) && !tsc__cas32(&tsc__modes, m, m | me))
+        m = TSC__LD32(&tsc__modes);
+    if (m == (3 & ~me))
+        fputs("tsc_timer.h: this program has files that include the header plainly and files "
+              "built with TSC_TIMER_EXTERN: they keep two states (two calibrations, two clocks). "
+              "Define TSC_TIMER_EXTERN for every file (and TSC_TIMER_IMPLEMENTATION in one), or "
+              "for none.\n", stderr);
+}
+
 /* Fills v with the published frequency, publishing one first if there is
  * none: the first caller measures; a caller inside that measurement (same
  * thread) gets a local answer at once; others wait for it, 200 ms at most,
@@ -3722,6 +3796,7 @@ TSC__COLD void tsc__freq_first(uint64_t v[TSC__F_WORDS])
         if (r > 0) {
             if (TSC__LD32(&tsc__g.fseq) == 0) { /* not published meanwhile */
                 TSC_TIMER_TEST_CALIBRATING_HOOK();
+                tsc__modes_check();
                 tsc__freq_measure(v);
             }
             tsc__claim_release(&tsc__g.first, TSC__TLS_FIRST, mine);
@@ -5605,7 +5680,7 @@ struct tsc__zstate {
     struct tsc__zthread th[TSC_ZONES_THREADS];
     struct tsc__zrec rec[TSC_ZONES_RECORDS];
 };
-#define tsc__z TSC__VNAME(tsc__z_v)
+#define tsc__z TSC__ZVNAME(tsc__z_v)
 TSC__SHARED_EXTERN struct tsc__zstate tsc__z;
 #if TSC__IMPL
 TSC__SHARED struct tsc__zstate tsc__z = TSC__ZERO;

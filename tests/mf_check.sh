@@ -7,6 +7,9 @@
 #     and the program defines each of those exactly once;
 #   - no implementation, or two, fails to link with a message that names
 #     the fix (tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file);
+#   - so does a program that uses statistics alone; a file built with other
+#     configuration macros than the implementation's fails naming that;
+#     files of both modes in one program say so on stderr at first use;
 #   - two libraries built with different versions of the header (each with
 #     its own implementation) keep separate state in one program.
 # Usage: mf_check.sh INCLUDE_DIR WORK_DIR CC...
@@ -78,6 +81,46 @@ SRC
         bad "$cc: the link error with two implementations does not name the fix"; cat "$d/two.log"
     fi
     say "$cc: none and two implementations fail to link, naming the fix"
+    # A program that uses statistics alone (no state) and no implementation:
+    # the same message, not only the functions' names.
+    cat >"$d/stats.c" <<'SRC'
+#include "tsc_timer.h"
+int main(void)
+{
+    struct tsc_stats s;
+    tsc_stats_init(&s);
+    return (int)tsc_stats_count(&s);
+}
+SRC
+    $cc $f -c "$d/stats.c" -o "$d/stats.o"
+    if $cc "$d/stats.o" -o "$d/stats" -lm >"$d/stats.log" 2>&1; then
+        bad "$cc: a statistics-only program without the implementation linked"
+    elif ! grep -q tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file "$d/stats.log"; then
+        bad "$cc: the statistics-only program's link error does not name the fix"; cat "$d/stats.log"
+    fi
+    # A file whose configuration macros differ from the implementation's
+    # (the zones' limits; the counter's configuration): the link fails
+    # naming that cause, not a missing implementation.
+    for cfg in -DTSC_ZONES_MAX=128 -DTSC_TIMER_NO_RDTSCP; do
+        $cc $f $cfg -c "$d/a.c" -o "$d/a_cfg.o"
+        if $cxx "$d/a_cfg.o" "$d/b.o" "$d/impl.o" -o "$d/cfg" -lm >"$d/cfg.log" 2>&1; then
+            bad "$cc: a file built with $cfg against a default implementation linked"
+        elif ! grep -q tsc_timer_has_no_TSC_TIMER_IMPLEMENTATION_file_with_its_config_macros "$d/cfg.log" ||
+             grep -q in_exactly_one_file "$d/cfg.log"; then
+            bad "$cc: the link error for $cfg does not name the configuration"; cat "$d/cfg.log"
+        fi
+    done
+    # Plain files and TSC_TIMER_EXTERN files in one program: two states,
+    # which the second of them to calibrate says on stderr.
+    printf '#include "tsc_timer.h"\nuint64_t b_stamp(void);\nuint64_t b_stamp(void) { tsc_init(); return tsc_now_ns(); }\n' >"$d/plain.c"
+    $cc -O2 -I"$inc" -c "$d/plain.c" -o "$d/plain.o"
+    $cc "$d/a.o" "$d/plain.o" "$d/impl.o" -o "$d/mixed" -lm
+    if ! "$d/mixed" >/dev/null 2>"$d/mixed.log"; then
+        bad "$cc: the program of both modes failed"; cat "$d/mixed.log"
+    elif ! grep -q "include the header plainly and files built with TSC_TIMER_EXTERN" "$d/mixed.log"; then
+        bad "$cc: the program of both modes ran without a word"
+    fi
+    say "$cc: statistics alone, other configuration macros, both modes: each named"
     # Two versions of the header, each a library with its own implementation.
     sed 's/^#define TSC_TIMER_VERSION_MINOR .*/#define TSC_TIMER_VERSION_MINOR 99/' "$inc/tsc_timer.h" \
         >"$d/v2/tsc_timer.h"

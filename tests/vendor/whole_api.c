@@ -67,6 +67,7 @@ static void use_core(FILE *out)
         expect(tsc_clock_ticks_to_ns(stamp) <= tsc_now_ns() &&
                    tsc_clock_ticks_to_realtime_ns(stamp) > 0,
                "a stamp converts to no later than now");
+        expect(tsc_clock_elapsed_ns(stamp, tsc_clock_ticks()) >= 0, "a later stamp is not earlier");
         expect(tsc_clock_ticks_to_ns(tsc_clock_ticks_unordered()) <= tsc_now_ns_unordered() &&
                    tsc_now_realtime_ns_unordered() > 0,
                "the unordered forms: a stamp converts to no later than now");
@@ -266,6 +267,13 @@ static void use_zones(FILE *out)
             TSC_ZONE("inner") TSC_KEEP(i);
         TSC_ZONE_FUNC {}
     }
+#if defined(__cplusplus) || defined(__GNUC__)
+    {
+        int k = 1;
+        TSC_ZONE_SCOPE("scope");
+        TSC_KEEP(k);
+    }
+#endif
     tsc_zones_print(out);
     rc = tsc_zones_write(out, TSC_BENCH_MARKDOWN);
     rc += tsc_zones_write(out, TSC_BENCH_CSV);
