@@ -873,8 +873,9 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
 /* TSC_TRACE(t, name) { ... } records the block as one event of trace t (a
  * struct tsc_trace *, evaluated twice: pass a plain pointer) named name (a
  * const char * that outlives t: a string literal). Blocks nest. C99 or C++
- * (it declares its variables in a for statement); two on one line do not
- * compile (their variables are named after the line). Like TSC_MEASURE:
+ * (it declares its variables in a for statement); two on one line work, but
+ * their variables, named after the line, shadow each other (-Wshadow
+ * warns). Like TSC_MEASURE:
  *   - `break` or `continue` in the block end the event there and leave the
  *     block; neither reaches a loop around TSC_TRACE.
  *   - `return`, `goto` or longjmp out of the block leave the event
