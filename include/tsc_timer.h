@@ -587,6 +587,10 @@ TSC__API void tsc_stats_print(const struct tsc_stats *s, const char *name, FILE 
  * that of the floored samples; the deviation, the raw samples'). */
 #define TSC_PRINT_SUB_OVERHEAD 1u
 #define TSC_PRINT_NO_HISTOGRAM 2u /* the table only */
+/* TSC_PRINT_NS: the samples are nanoseconds already (differences of
+ * stamps, tsc_clock_elapsed_ns): shown as they are, in one row of ns;
+ * -EINVAL with TSC_PRINT_SUB_OVERHEAD, a figure in ticks. */
+#define TSC_PRINT_NS 4u
 /* As tsc_stats_print, with flags. 0, or -EINVAL for a NULL s or out. */
 TSC__API int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, FILE *out,
                                   unsigned flags);
@@ -4819,7 +4823,7 @@ TSC__FN uint64_t tsc__minus(uint64_t v, uint64_t o)
 /* Up to TSC__HIST_ROWS rows of log-spaced ranges over [lo, hi] (after the
  * overhead o is taken off), each bucket counted in the row of its midpoint.
  * The ratio of the rows is the 16th root of the range: four square roots. */
-TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *out)
+TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, const char *unit, FILE *out)
 {
     uint64_t start[TSC__HIST_ROWS], end[TSC__HIST_ROWS], cnt[TSC__HIST_ROWS], most = 0;
     uint64_t lo = tsc__minus(s->min, o), hi = tsc__minus(s->max, o), first = lo, last, m;
@@ -4852,7 +4856,7 @@ TSC__FN void tsc__print_histogram(const struct tsc_stats *s, uint64_t o, FILE *o
     }
     for (k = 0; k < rows; k++)
         most = cnt[k] > most ? cnt[k] : most;
-    fprintf(out, "  histogram, ticks%s (count per range):\n", o ? " - overhead" : "");
+    fprintf(out, "  histogram, %s%s (count per range):\n", unit, o ? " - overhead" : "");
     for (k = 0; k < rows; k++) {
         e = tsc__ceil(TSC__CAST(double, cnt[k]) * TSC__HIST_BAR / TSC__CAST(double, most));
         len = cnt[k] ? TSC__CAST(int, e < TSC__HIST_BAR ? tsc__sat_u64(e) : TSC__HIST_BAR) : 0;
@@ -4882,7 +4886,7 @@ TSC__API int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, 
     uint64_t v[6], o;
     double mean, sd, ns_per_tick;
     int i;
-    if (!s || !out)
+    if (!s || !out || (flags & TSC_PRINT_NS && flags & TSC_PRINT_SUB_OVERHEAD))
         return -EINVAL;
     if (!name)
         name = "stats";
@@ -4907,15 +4911,18 @@ TSC__API int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, 
         fprintf(out, ", %" PRIu64 " changed CPU", s->migrated);
     fprintf(out, "\n  %-5s %10s %10s %10s %10s %10s %10s   %s\n", "", "min", "p50", "p90", "p99",
             "p99.9", "max", "mean +- sd");
-    fprintf(out, "  %-5s", "ticks");
+    fprintf(out, "  %-5s", flags & TSC_PRINT_NS ? "ns" : "ticks");
     for (i = 0; i < 6; i++)
         fprintf(out, " %10" PRIu64, v[i]);
-    fprintf(out, "   %.1f +- %.1f\n  %-5s", mean, sd, "ns");
-    for (i = 0; i < 6; i++)
-        fprintf(out, " %10" PRIu64, tsc_ticks_to_ns(v[i]));
-    fprintf(out, "   %.1f +- %.1f\n", mean * ns_per_tick, sd * ns_per_tick);
+    fprintf(out, "   %.1f +- %.1f\n", mean, sd);
+    if (!(flags & TSC_PRINT_NS)) {
+        fprintf(out, "  %-5s", "ns");
+        for (i = 0; i < 6; i++)
+            fprintf(out, " %10" PRIu64, tsc_ticks_to_ns(v[i]));
+        fprintf(out, "   %.1f +- %.1f\n", mean * ns_per_tick, sd * ns_per_tick);
+    }
     if (!(flags & TSC_PRINT_NO_HISTOGRAM))
-        tsc__print_histogram(s, o, out);
+        tsc__print_histogram(s, o, flags & TSC_PRINT_NS ? "ns" : "ticks", out);
     return 0;
 }
 

@@ -353,6 +353,25 @@ static void test_print_subtracts_overhead_without_underflow(void **state)
     EXPECT(histogram_total(buf, &rows) == 3, "histogram after subtraction:\n%s", buf);
 }
 
+/* Samples that are nanoseconds (stamp differences) print as they are, in
+ * one row of ns, and the histogram says ns. */
+static void test_print_ns_samples_as_they_are(void **state)
+{
+    static char buf[4096];
+    unsigned long long v[6];
+    (void)state;
+    tsc_stats_init(&sa);
+    tsc_stats_add(&sa, 1000);
+    tsc_stats_add(&sa, 3000);
+    print_to(&sa, TSC_PRINT_NS, buf, sizeof buf);
+    EXPECT(!strstr(buf, "ticks"), "no ticks in:\n%s", buf);
+    EXPECT(strstr(buf, "\n  ns ") && sscanf(strstr(buf, "\n  ns ") + 6, "%llu %llu %llu %llu %llu %llu",
+                                           &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6,
+           "a row of ns:\n%s", buf);
+    EXPECT(v[0] == 1000 && v[5] == 3000, "min and max as added: %llu, %llu", v[0], v[5]);
+    EXPECT(strstr(buf, "histogram, ns (count per range)"), "the histogram in ns:\n%s", buf);
+}
+
 static void test_print_empty_and_bad_input(void **state)
 {
     static char buf[4096];
@@ -362,6 +381,8 @@ static void test_print_empty_and_bad_input(void **state)
     EXPECT(strcmp(buf, "x: no samples\n") == 0, "empty prints \"%s\"", buf);
     EXPECT(tsc_stats_print_flags(NULL, "x", stdout, 0) == -EINVAL, "NULL stats accepted");
     EXPECT(tsc_stats_print_flags(&sa, "x", NULL, 0) == -EINVAL, "NULL stream accepted");
+    EXPECT(tsc_stats_print_flags(&sa, "x", stdout, TSC_PRINT_NS | TSC_PRINT_SUB_OVERHEAD) == -EINVAL,
+           "an overhead in ticks subtracted from nanoseconds accepted");
     tsc_stats_add(&sa, UINT64_MAX); /* one sample at the top: one row */
     print_to(&sa, 0, buf, sizeof buf);
     EXPECT(strstr(buf, "18446744073709551615 .. 18446744073709551615") != NULL,
@@ -637,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_print_near_2_pow_64),
         cmocka_unit_test(test_print_subtracts_overhead_without_underflow),
         cmocka_unit_test(test_print_empty_and_bad_input),
+        cmocka_unit_test(test_print_ns_samples_as_they_are),
         cmocka_unit_test(test_start_end_record_the_region),
         cmocka_unit_test(test_measure_records_once_per_pass),
         cmocka_unit_test(test_measure_break_and_continue_leave_the_block),

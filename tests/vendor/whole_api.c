@@ -185,6 +185,8 @@ static void use_measure(FILE *out)
     rc = tsc_stats_print_flags(&st, WHOLE_API_NULL, out,
                                TSC_PRINT_SUB_OVERHEAD | TSC_PRINT_NO_HISTOGRAM);
     expect(rc == 0, "tsc_stats_print_flags() == 0");
+    rc = tsc_stats_print_flags(&st, WHOLE_API_NULL, out, TSC_PRINT_NS);
+    expect(rc == 0, "tsc_stats_print_flags(TSC_PRINT_NS) == 0");
     fprintf(out, "%d buckets, mean %.1f, sd %.1f\n", TSC_STATS_BUCKETS, mean, sd);
 
     rc = tsc_regions_init(&r, 2, names);
