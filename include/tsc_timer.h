@@ -152,6 +152,14 @@
 #define TSC_TIMER_VERSION_MINOR 3
 #define TSC_TIMER_VERSION_PATCH 0
 
+/* The compilers it is written for: GCC and Clang (and those that have their
+ * __atomic builtins, as zig cc and Intel's icx do) and MSVC. Another stops
+ * here, with one line, rather than at the first construct it lacks deep
+ * below (tcc has no __atomic builtins; pcc defines __GNUC__ without them). */
+#if !(defined(_MSC_VER) || ((defined(__GNUC__) || defined(__clang__)) && defined(__ATOMIC_ACQUIRE)))
+#error "tsc_timer.h supports GCC, Clang (or another compiler with their __atomic builtins) and MSVC; this compiler is none of them"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <inttypes.h>
