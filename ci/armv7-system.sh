@@ -112,7 +112,7 @@ echo "armv7-system: kernel $(basename "$deb") ($from)"
 # --- the test programs and /init, static armhf ---------------------------
 ci/build-cmocka.sh armhf
 [ -f "$b/CMakeCache.txt" ] || cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$root/ci/toolchains/armhf.cmake" \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON -DTSC_TIMER_BUILD_EXAMPLES=OFF \
       -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
     { cat "$b.configure.log"; exit 1; }
 cmake --build "$b" -j2 --target $tests

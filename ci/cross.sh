@@ -22,7 +22,7 @@ if [ "$t" = i386 ]; then
     fi
 fi
 cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$(pwd)/ci/toolchains/$t.cmake" $emu \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON -DTSC_TIMER_BUILD_EXAMPLES=OFF \
       -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
     { cat "$b.configure.log"; exit 1; }
 cmake --build "$b" -j2

@@ -83,7 +83,7 @@ for t in "$@"; do
     # TSC_HAVE_TSAN=OFF: no ThreadSanitizer on these targets, and its
     # check would make zig build the TSan runtime and libc++ (~75 s).
     cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$tc" \
-          -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+          -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON -DTSC_TIMER_BUILD_EXAMPLES=OFF \
           -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF \
           -DTSC_HAVE_TSAN=OFF >"$b.configure.log" 2>&1 ||
         { cat "$b.configure.log"; exit 1; }
