@@ -38,6 +38,7 @@ check() {
         what="benchmark/benchmark.h (pkg-config benchmark)"
         have_lib benchmark benchmark/benchmark.h c++ ;;
     dpkg-dev) what="program dpkg-source"; have_cmd dpkg-source ;;
+    ninja-build) what="program ninja"; have_cmd ninja ;;
     golang-1.19-src) # for its copy of the Catapult trace viewer (tests/trace_viewer.py)
         what="/usr/share/go-1.19/src/cmd/trace/static/trace_viewer_full.html"
         [ -f "$what" ] ;;
