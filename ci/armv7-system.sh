@@ -149,6 +149,12 @@ done
 grep -aq '^TSC-ARMV7: done' "$log.txt" || fail="$fail; no 'done' line"
 if [ -n "$fail" ]; then
     echo "---- console (last 150 lines of $log.txt) ----"; tail -n 150 "$log.txt"
+    for t in $tests; do # each failed test's whole output, from its start line
+        grep -aq "^TSC-ARMV7: test $t exit=0 " "$log.txt" && continue
+        echo "==== failed test $t: its output ($log.txt)"
+        awk -v s="TSC-ARMV7: start $t" -v e="TSC-ARMV7: test $t exit=" \
+            '$0 == s { on = 1 } on { print } on && index($0, e) == 1 { on = 0 }' "$log.txt"
+    done
     echo "armv7-system: FAILED: ${fail#; }" >&2
     exit 1
 fi

@@ -33,4 +33,5 @@ cmake --build "$b" -j2
 # accuracy. (i386 is emulated too where the kernel could not run it: above.)
 case $t in i386) ;; *) export TSC_TEST_EMULATED=1 ;; esac
 # -V: the counter and frequency source each test program reports are shown.
-ctest --test-dir "$b" --output-on-failure -V
+# A failure ends the log with the failed tests' whole output (ci/failed-tests.sh).
+ctest --test-dir "$b" --output-on-failure -V || { ci/failed-tests.sh "$b"; exit 1; }

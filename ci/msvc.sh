@@ -99,7 +99,8 @@ for what in "$@"; do
         # multi_include_symbols: MSVC's ABI makes string literals and FP
         # constants external COMDATs (??_C@..., __real@..., __xmm@...),
         # which tests/nm_check.sh does not know yet.
-        TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^multi_include_symbols$' || fail=1
+        TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^multi_include_symbols$' ||
+            { fail=1; ci/failed-tests.sh "$b"; }
         wineserver -k 2>/dev/null || true
         trap - EXIT
         ;;

@@ -92,7 +92,8 @@ for t in "$@"; do
     # TSC_TEST_EMULATED: qemu runs them (tests check behaviour, not accuracy).
     # Not test_bench: sub-tick microbenchmarks of JIT-translated code mean
     # nothing under qemu-user (its empty-body check fails ~1 run in 20).
-    TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^test_bench$'
+    TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^test_bench$' ||
+        { ci/failed-tests.sh "$b"; exit 1; }
 
     # Strict ISO C11: the header's own view of the C library, no POSIX.
     s=$b/strict-c11
