@@ -112,7 +112,7 @@ echo "armv7-system: kernel $(basename "$deb") ($from)"
 # --- the test programs and /init, static armhf ---------------------------
 ci/build-cmocka.sh armhf
 [ -f "$b/CMakeCache.txt" ] || cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$root/ci/toolchains/armhf.cmake" \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON -DTSC_TIMER_BUILD_EXAMPLES=OFF \
       -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
     { cat "$b.configure.log"; exit 1; }
 cmake --build "$b" -j2 --target $tests
@@ -149,6 +149,12 @@ done
 grep -aq '^TSC-ARMV7: done' "$log.txt" || fail="$fail; no 'done' line"
 if [ -n "$fail" ]; then
     echo "---- console (last 150 lines of $log.txt) ----"; tail -n 150 "$log.txt"
+    for t in $tests; do # each failed test's whole output, from its start line
+        grep -aq "^TSC-ARMV7: test $t exit=0 " "$log.txt" && continue
+        echo "==== failed test $t: its output ($log.txt)"
+        awk -v s="TSC-ARMV7: start $t" -v e="TSC-ARMV7: test $t exit=" \
+            '$0 == s { on = 1 } on { print } on && index($0, e) == 1 { on = 0 }' "$log.txt"
+    done
     echo "armv7-system: FAILED: ${fail#; }" >&2
     exit 1
 fi

@@ -22,7 +22,7 @@ if [ "$t" = i386 ]; then
     fi
 fi
 cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$(pwd)/ci/toolchains/$t.cmake" $emu \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON -DTSC_TIMER_BUILD_EXAMPLES=OFF \
       -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
     { cat "$b.configure.log"; exit 1; }
 cmake --build "$b" -j2
@@ -33,4 +33,5 @@ cmake --build "$b" -j2
 # accuracy. (i386 is emulated too where the kernel could not run it: above.)
 case $t in i386) ;; *) export TSC_TEST_EMULATED=1 ;; esac
 # -V: the counter and frequency source each test program reports are shown.
-ctest --test-dir "$b" --output-on-failure -V
+# A failure ends the log with the failed tests' whole output (ci/failed-tests.sh).
+ctest --test-dir "$b" --output-on-failure -V || { ci/failed-tests.sh "$b"; exit 1; }

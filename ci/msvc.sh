@@ -83,7 +83,7 @@ for what in "$@"; do
         ci/build-cmocka.sh windows-x86_64
         b=build-ci/msvc-$what
         cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$root/ci/toolchains/msvc-x86_64.cmake" \
-              -DTSC_MSVC_MODE="$what" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+              -DTSC_MSVC_MODE="$what" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON \
               -DTSC_TIMER_BUILD_EXAMPLES=OFF -DTSC_TIMER_BUILD_TOOLS=OFF \
               -DTSC_TIMER_BUILD_BENCH=OFF >"$b.configure.log" 2>&1 ||
             { cat "$b.configure.log"; exit 1; }
@@ -99,7 +99,8 @@ for what in "$@"; do
         # multi_include_symbols: MSVC's ABI makes string literals and FP
         # constants external COMDATs (??_C@..., __real@..., __xmm@...),
         # which tests/nm_check.sh does not know yet.
-        TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^multi_include_symbols$' || fail=1
+        TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^multi_include_symbols$' ||
+            { fail=1; ci/failed-tests.sh "$b"; }
         wineserver -k 2>/dev/null || true
         trap - EXIT
         ;;

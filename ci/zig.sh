@@ -83,7 +83,7 @@ for t in "$@"; do
     # TSC_HAVE_TSAN=OFF: no ThreadSanitizer on these targets, and its
     # check would make zig build the TSan runtime and libc++ (~75 s).
     cmake -S . -B "$b" -DCMAKE_TOOLCHAIN_FILE="$tc" \
-          -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_BUILD_EXAMPLES=OFF \
+          -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSC_TIMER_WERROR=ON -DTSC_TIMER_BUILD_EXAMPLES=OFF \
           -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF \
           -DTSC_HAVE_TSAN=OFF >"$b.configure.log" 2>&1 ||
         { cat "$b.configure.log"; exit 1; }
@@ -92,7 +92,8 @@ for t in "$@"; do
     # TSC_TEST_EMULATED: qemu runs them (tests check behaviour, not accuracy).
     # Not test_bench: sub-tick microbenchmarks of JIT-translated code mean
     # nothing under qemu-user (its empty-body check fails ~1 run in 20).
-    TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^test_bench$'
+    TSC_TEST_EMULATED=1 ctest --test-dir "$b" --output-on-failure -V -E '^test_bench$' ||
+        { ci/failed-tests.sh "$b"; exit 1; }
 
     # Strict ISO C11: the header's own view of the C library, no POSIX.
     s=$b/strict-c11

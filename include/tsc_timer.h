@@ -156,6 +156,14 @@
 #define TSC_TIMER_VERSION_MINOR 3
 #define TSC_TIMER_VERSION_PATCH 0
 
+/* The compilers it is written for: GCC and Clang (and those that have their
+ * __atomic builtins, as zig cc and Intel's icx do) and MSVC. Another stops
+ * here, with one line, rather than at the first construct it lacks deep
+ * below (tcc has no __atomic builtins; pcc defines __GNUC__ without them). */
+#if !(defined(_MSC_VER) || ((defined(__GNUC__) || defined(__clang__)) && defined(__ATOMIC_ACQUIRE)))
+#error "tsc_timer.h supports GCC, Clang (or another compiler with their __atomic builtins) and MSVC; this compiler is none of them"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <inttypes.h>
@@ -446,7 +454,7 @@ TSC__API struct tsc_trust tsc_get_trust(void);
  * on the counter offsets between any two of them; the thread's CPU affinity
  * is restored. Milliseconds. 0; -EINVAL for a NULL bound_ticks; -ENOSYS off
  * Linux; another negative errno where the affinity could not be read or
- * restored. */
+ * restored. *bound_ticks is 0 where no CPU could be measured. */
 TSC__API int tsc_trust_measure_skew(uint64_t *bound_ticks);
 
 /* --- frequency and conversion ------------------------------------------ */
@@ -458,9 +466,9 @@ TSC__FN double tsc_ticks_per_second(void);
 /* Measures the frequency over `seconds` of busy-waiting (or takes the
  * architectural one at once) and makes it the one every conversion uses.
  * 0 on success; -EINVAL for seconds <= 0, NaN, infinite or above 60, or a
- * NULL out, and then nothing changes; -EAGAIN when it could not publish (a
- * signal handler that interrupted another publication; the result is still
- * in *out). */
+ * NULL out, and then nothing changes but *out, zeroed; -EAGAIN when it
+ * could not publish (a signal handler that interrupted another publication;
+ * the result is still in *out, or zeros where none was measured). */
 TSC__API int tsc_calibrate(double seconds, struct tsc_calibration *out);
 /* The calibration behind the frequency in use (calibrating if none yet).
  * 0, or -EINVAL for a NULL out. */
@@ -599,7 +607,7 @@ TSC__API int tsc_stats_print_flags(const struct tsc_stats *s, const char *name, 
 
 /* Empties r and names regions 0 .. n-1 after names[] (may be NULL; the
  * strings must outlive r). 0, or -EINVAL for a NULL r or n outside
- * [1, TSC_REGIONS_MAX], changing nothing. */
+ * [1, TSC_REGIONS_MAX] (r then holds no region: every call on it fails). */
 TSC__API int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names);
 /* Opens region id (one counter read). -EINVAL, changing nothing, for a bad
  * id or when a region is already open. */
@@ -743,7 +751,7 @@ TSC__API int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
  * left its first batch, the budget ran out while sizing the batches, or
  * every batch changed CPU): *out then holds zeros but ops, seconds,
  * unstable = 1 and the reason; -EINVAL for NULL arguments or before any
- * run. tsc_bench_result(b, out) calls it: a function of the struct's name would
+ * run (*out, where there is one, then all zeros). tsc_bench_result(b, out) calls it: a function of the struct's name would
  * hide the struct in C++. */
 TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
 #define tsc_bench_result(b, out) tsc_bench_get_result((b), (out))
@@ -3111,6 +3119,7 @@ TSC__API int tsc_trust_measure_skew(uint64_t *bound_ticks)
 {
     if (!bound_ticks)
         return -EINVAL;
+    *bound_ticks = 0;
 #if defined(TSC__NR_SETAFFINITY)
     return tsc__skew_measure(bound_ticks);
 #else
@@ -3874,6 +3883,8 @@ TSC__API int tsc_calibrate(double seconds, struct tsc_calibration *out)
     uint32_t src = 0, mine = 0;
     struct tsc_calibration c;
     int rc, claimed;
+    if (out) /* written on every path: a caller's read is never of garbage */
+        memset(out, 0, sizeof *out);
     if (!out || !tsc__finite(seconds) || !(seconds > 0) || seconds > 60)
         return -EINVAL;
     if (tsc__inside() & TSC__TLS_FW)
@@ -4962,9 +4973,12 @@ TSC__COLD int tsc__end_cpu(struct tsc_stats *s, uint64_t t0, uint32_t cpu0, int 
 TSC__API int tsc_regions_init(struct tsc_regions *r, int n, const char *const *names)
 {
     int i;
-    if (!r || n < 1 || n > TSC_REGIONS_MAX)
+    if (!r)
         return -EINVAL;
-    memset(r, 0, sizeof *r);
+    memset(r, 0, sizeof *r); /* on failure too: no regions, every call -EINVAL */
+    r->open = -1;
+    if (n < 1 || n > TSC_REGIONS_MAX)
+        return -EINVAL;
     for (i = 0; i < n && names; i++)
         r->name[i] = names[i];
     r->open = -1;
@@ -5258,9 +5272,10 @@ TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_re
     double med, mad, loop, loop_mad, first, last, x;
     double lo;
     int i;
+    if (out) /* written on every path, -EINVAL's too */
+        memset(out, 0, sizeof *out);
     if (!b || !out || b->state != 3)
         return -EINVAL;
-    memset(out, 0, sizeof *out);
     out->ops = b->ops;
     out->seconds = tsc_ticks_to_seconds(b->end - b->start);
     if (b->batches == 0 || b->nloop < 6) { /* finished, but nothing to report but why */

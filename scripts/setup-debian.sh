@@ -6,8 +6,13 @@
 # not with dpkg, so a machine that has them some other way needs no apt-get.
 # Silent when nothing is missing. Missing and no apt-get: says what, exits 1.
 # Usage: scripts/setup-debian.sh [extra-package ...]
+#        scripts/setup-debian.sh --only package ...   (those alone)
 set -eu
-pkgs="gcc g++ make cmake pkg-config libcmocka-dev libcpuid-dev clang python3 $*"
+if [ "${1:-}" = --only ]; then
+    shift; pkgs="$*"
+else
+    pkgs="gcc g++ make cmake pkg-config libcmocka-dev libcpuid-dev clang python3 $*"
+fi
 
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
@@ -38,6 +43,7 @@ check() {
         what="benchmark/benchmark.h (pkg-config benchmark)"
         have_lib benchmark benchmark/benchmark.h c++ ;;
     dpkg-dev) what="program dpkg-source"; have_cmd dpkg-source ;;
+    ninja-build) what="program ninja"; have_cmd ninja ;;
     golang-1.19-src) # for its copy of the Catapult trace viewer (tests/trace_viewer.py)
         what="/usr/share/go-1.19/src/cmd/trace/static/trace_viewer_full.html"
         [ -f "$what" ] ;;

@@ -1,28 +1,55 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Installs tsc_timer into a scratch prefix, then builds and runs a consumer
-# through find_package, through add_subdirectory, and through pkg-config,
-# each in the one-file and the many-files mode.
+# Installs tsc_timer into a scratch prefix, then builds and runs the
+# consumer of tests/package through find_package, add_subdirectory and
+# FetchContent (from an archive of the sources on this machine), each from a
+# project of C, of C++ and of both, each target in each language (one-file,
+# many-files, and C and C++ files in one many-files program); through
+# add_subdirectory and FetchContent the consumer also installs and exports a
+# library of its own linked to tsc_timer::extern, which tests/package/downstream
+# finds and links after its install. Then pkg-config, both modes.
 # Usage: package_test.sh SOURCE_DIR SCRATCH_DIR
 set -eu
 src=$1; work=$2
 rm -rf "$work"; mkdir -p "$work"
-cmake -S "$src" -B "$work/build" -DTSC_TIMER_BUILD_TESTS=OFF -DTSC_TIMER_BUILD_EXAMPLES=OFF \
-      -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF >/dev/null
-cmake --install "$work/build" --prefix "$work/prefix" >/dev/null
+# step LOG COMMAND...: runs it, its output in LOG, shown only where it fails.
+step() {
+    log=$1; shift
+    "$@" >"$log" 2>&1 || { echo "FAIL: $*"; cat "$log"; exit 1; }
+}
+step "$work/install.log" cmake -S "$src" -B "$work/build" -DTSC_TIMER_BUILD_TESTS=OFF \
+    -DTSC_TIMER_BUILD_EXAMPLES=OFF -DTSC_TIMER_BUILD_TOOLS=OFF -DTSC_TIMER_BUILD_BENCH=OFF
+step "$work/install.log" cmake --install "$work/build" --prefix "$work/prefix"
 test -f "$work/prefix/include/tsc_timer.h"
+# What a release archive holds of the sources, for FetchContent's URL.
+tar -czf "$work/tsc_timer.tar.gz" -C "$src" CMakeLists.txt cmake include LICENSE
 
-cmake -S "$src/tests/package" -B "$work/fp" -DTSC_CONSUME=find_package \
-      -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/fp" >/dev/null
-"$work/fp/consumer"
-"$work/fp/consumer_mf"
-
-cmake -S "$src/tests/package" -B "$work/sub" -DTSC_CONSUME=add_subdirectory \
-      -DTSC_SOURCE="$src" >/dev/null
-cmake --build "$work/sub" >/dev/null
-"$work/sub/consumer"
-"$work/sub/consumer_mf"
+for way in find_package add_subdirectory FetchContent; do
+    for langs in C CXX "C;CXX"; do
+        b=$work/$way-$(echo "$langs" | tr ';' '+')
+        set -- -DTSC_CONSUME=$way "-DTSC_LANGS=$langs"
+        case $way in
+        find_package) set -- "$@" -DCMAKE_PREFIX_PATH="$work/prefix";;
+        add_subdirectory) set -- "$@" -DTSC_SOURCE="$src" -DTSC_EXPORT=ON;;
+        FetchContent) set -- "$@" -DTSC_URL="file://$work/tsc_timer.tar.gz" -DTSC_EXPORT=ON;;
+        esac
+        step "$b.log" cmake -S "$src/tests/package" -B "$b" "$@"
+        step "$b.log" cmake --build "$b"
+        ran=""
+        for l in $(echo "$langs" | tr ';' ' '); do
+            "$b/consumer_$l"; "$b/consumer_mf_$l"; ran="$ran consumer_$l consumer_mf_$l"
+        done
+        if [ "$langs" = "C;CXX" ]; then "$b/consumer_mf_mixed"; ran="$ran consumer_mf_mixed"; fi
+        if [ "$way" != find_package ]; then
+            step "$b.log" cmake --install "$b" --prefix "$b-prefix"
+            step "$b.log" cmake -S "$src/tests/package/downstream" -B "$b-down" "-DTSC_LANGS=$langs" \
+                -DCMAKE_PREFIX_PATH="$b-prefix"
+            step "$b.log" cmake --build "$b-down"
+            "$b-down/downstream"; ran="$ran downstream"
+        fi
+        echo "package: $way, LANGUAGES $langs:$ran ran"
+    done
+done
 
 if command -v pkg-config >/dev/null 2>&1; then
     flags=$(PKG_CONFIG_PATH="$work/prefix/share/pkgconfig" pkg-config --cflags --libs tsc_timer)
@@ -36,4 +63,4 @@ if command -v pkg-config >/dev/null 2>&1; then
         $flags -o "$work/pc-consumer-mf"
     "$work/pc-consumer-mf"
 fi
-echo "package: find_package, add_subdirectory and pkg-config consumers ran"
+echo "package: find_package, add_subdirectory, FetchContent (C, C++, both; an exporting consumer) and pkg-config consumers ran"

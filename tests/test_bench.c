@@ -180,7 +180,10 @@ static void test_bad_input_is_refused(void **state)
     EXPECT(tsc_bench_set_budget(&b, 0) == -EINVAL && tsc_bench_set_budget(&b, -1) == -EINVAL &&
                tsc_bench_set_budget(&b, 1e9) == -EINVAL && b.budget == 0.1,
            "a zero, negative or huge budget was accepted (%g)", b.budget);
+    memset(&r, 0xA5, sizeof r);
     EXPECT(tsc_bench_result(&b, &r) == -EINVAL, "a result before any run");
+    EXPECT(r.ops == 0 && r.ns_per_op == 0 && r.batches == 0 && r.reason == NULL,
+           "a failed tsc_bench_result() left *out unzeroed");
     EXPECT(tsc_bench_write(NULL, 1, stdout, TSC_BENCH_JSON) == -EINVAL, "NULL list accepted");
     EXPECT(tsc_bench_write((const struct tsc_bench *const *)&b, 1, NULL, 0) == -EINVAL,
            "NULL stream accepted");

@@ -607,11 +607,14 @@ static void test_regions_switch_accumulates(void **state)
     EXPECT(fabs(total_share - 100.0) < 0.2, "shares add up to %.1f%%:\n%s", total_share, buf);
 }
 
-static void test_regions_bad_input_changes_nothing(void **state)
+static void test_regions_reject_bad_input_and_a_failed_init_leaves_none(void **state)
 {
     struct tsc_regions r, copy;
     (void)state;
+    memset(&r, 0x01, sizeof r); /* n, ticks: garbage with a meaning */
     EXPECT(tsc_regions_init(&r, 0, NULL) == -EINVAL, "0 regions accepted");
+    EXPECT(r.n == 0 && tsc_region_start(&r, 0) == -EINVAL && tsc_regions_total(&r) == 0,
+           "a failed init left %d regions to use", r.n);
     EXPECT(tsc_regions_init(&r, TSC_REGIONS_MAX + 1, NULL) == -EINVAL, "too many accepted");
     EXPECT(tsc_regions_init(&r, 2, NULL) == 0, "init failed");
     EXPECT(tsc_region_stop(&r) == -EINVAL, "stop with none open accepted");
@@ -669,7 +672,7 @@ int main(void)
         cmocka_unit_test(test_migrated_samples_counted_or_dropped),
         cmocka_unit_test(test_start_end_cpu_macros),
         cmocka_unit_test(test_regions_switch_accumulates),
-        cmocka_unit_test(test_regions_bad_input_changes_nothing),
+        cmocka_unit_test(test_regions_reject_bad_input_and_a_failed_init_leaves_none),
         cmocka_unit_test(test_regions_print_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

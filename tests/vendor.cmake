@@ -45,8 +45,13 @@ if(UNIX)
   set_tests_properties(vendor_first_call_cost PROPERTIES RUN_SERIAL TRUE)
 endif()
 
+# F: compilers it is not written for (tcc, pcc) build and run a user's file,
+# or stop at once at the header's #error that names those it supports.
+add_test(NAME vendor_unknown_compilers
+  COMMAND sh ${TSC_VENDOR_DIR}/unknown_compilers.sh ${TSC_VENDOR_INC} tcc pcc)
+
 foreach(t vendor_strict_flags vendor_no_libm vendor_macro_hygiene vendor_windows_names
-          vendor_first_call_cost)
+          vendor_first_call_cost vendor_unknown_compilers)
   if(TEST ${t})
     set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS vendor)
   endif()

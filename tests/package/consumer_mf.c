@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include "tsc_timer.h"
 
+#if defined(__cplusplus)
+extern "C" /* (one name from C and C++ files) */
+#endif
 uint64_t consumer_mf_b(void);
 
 int main(void)

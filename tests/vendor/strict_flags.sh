@@ -19,6 +19,13 @@
 # diagnostic; at the end, every distinct diagnostic in the header, by line.
 # Also fails if whole_api.c leaves out a public tsc_* function or TSC_*
 # macro of the header.
+# Out-parameters: out_params.c, one program per public function with an
+# out-parameter (a struct or integer pointer named out, cpu or bound_ticks,
+# or the object of a *_init function), read after the call as a user reads
+# it, under the strict C (-std=c99) and C++ (-std=c++17) flags above at -O2
+# and -O3: gcc reports -Wmaybe-uninitialized in the user's file for a
+# function that leaves its output unwritten on some path. Fails too if the
+# header has such a function out_params.c does not call.
 # Usage: strict_flags.sh INCLUDE_DIR compiler ...   (names containing ++
 # are C++ compilers; a compiler not found is skipped, saying so; exit 77
 # when none is found)
@@ -27,6 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 inc=$1; shift
 src=$here/whole_api.c
+osrc=$here/out_params.c
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -57,6 +65,19 @@ if [ -n "$missing" ]; then
 else
     echo "coverage: whole_api.c uses all $(echo "$names" | wc -w) public names of the header"
 fi
+outs=$(sed -n '/^\/\* 4\. Public API/,/^\/\* 5\./p' "$hdr" | grep -E '^TSC__(API|FN) ' |
+       grep -E '(struct [a-z_]+|uint[0-9]+_t) \*(out|cpu|bound_ticks)[,)]|_init\(struct [a-z_]+ \*' |
+       sed -E 's/^[^(]*[ *](tsc_[a-z0-9_]+)\(.*/\1/')
+missing=""
+for n in $outs; do
+    grep -q "defined(OUT_PARAM_$n)" "$osrc" || missing="$missing $n"
+done
+if [ -z "$outs" ] || [ -n "$missing" ]; then
+    echo "FAIL: out_params.c does not call these functions with an out-parameter:${missing:- (none found)}"
+    fail=$((fail + 1))
+else
+    echo "coverage: out_params.c calls all $(echo "$outs" | wc -w) functions with an out-parameter"
+fi
 
 # 2. The combinations, one job script each.
 cstd="c90 gnu89 c99 c11 c17"
@@ -64,10 +85,10 @@ cxxstd="c++11 c++14 c++17 c++20"
 cflags="-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes -Wdeclaration-after-statement -Werror"
 cxxflags="-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wold-style-cast -Werror"
 n=0; seen=" "
-job() { # label compiler lang std opt flags
+job() { # label compiler lang std opt flags [source]
     n=$((n + 1)); j=$tmp/$(printf '%03d' $n)
     { echo ". '$here/common.sh'"; cat <<EOF
-if "$2" -x $3 -std=$4 $5 $6 -I"$inc" "$src" -o "$j.exe" >"$j.log" 2>&1 && [ ! -s "$j.log" ]; then
+if "$2" -x $3 -std=$4 $5 $6 -I"$inc" "${7:-$src}" -o "$j.exe" >"$j.log" 2>&1 && [ ! -s "$j.log" ]; then
     if vendor_timeout 60 "$j.exe" >"$j.run" 2>&1; then echo "PASS" >"$j.res"
     else echo "FAIL (run, exit \$?): $1" >"$j.res"; head -n3 "$j.run" >>"$j.res"; fi
 else
@@ -95,6 +116,16 @@ for cc in "$@"; do
     [ "$fam" = other ] && { echo "skip: $cc is neither gcc nor clang"; continue; }
     lim=""; [ "$fam" = clang ] && lim=" -ferror-limit=0" # all of them, for the summary
     useless=""; [ "$fam" = gcc ] && useless=" -Wuseless-cast" # g++ only
+    for f in $outs; do
+        for opt in -O2 -O3; do
+            if [ $lang = c ]; then
+                job "$cc -std=c99 $opt $f (out-parameter)" "$cc" c c99 $opt "$cflags$lim -DOUT_PARAM_$f" "$osrc"
+            else
+                job "$cc -std=c++17 $opt $f (out-parameter)" "$cc" c++ c++17 $opt \
+                    "$cxxflags$useless$lim -DOUT_PARAM_$f" "$osrc"
+            fi
+        done
+    done
     for opt in -O0 -O2; do
         if [ $lang = c ]; then
             for std in $cstd; do job "$cc -std=$std $opt (strict C)" "$cc" c $std $opt "$cflags$lim"; done
