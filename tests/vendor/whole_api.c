@@ -6,6 +6,14 @@
  * strictest flag sets, link without -lm, and exit 0, quickly: tsc_init(), a
  * few reads, a small stats object, output to /dev/null. strict_flags.sh also
  * checks that every public name of the header appears here. */
+/* <chrono> first: the header then declares its std::chrono clocks (where
+ * the C++ library is there: clang's LoongArch cross build has none) */
+#if defined(__cplusplus) && defined(__has_include)
+#if __has_include(<chrono>)
+#include <chrono>
+#define WHOLE_API_CHRONO 1
+#endif
+#endif
 #include "tsc_timer.h"
 #include "tsc_timer.h"
 
@@ -290,6 +298,30 @@ static void use_zones(FILE *out)
 #endif
 }
 
+/* C++: the scopes, the stamp type and the std::chrono clocks. */
+#if defined(__cplusplus)
+static void use_cpp(void)
+{
+    struct tsc_stats st;
+    tsc_stats_init(&st);
+    {
+        tsc::measure_scope m(&st);
+    }
+    tsc::stamp a = tsc::stamp::now(), b = tsc::stamp::now();
+    expect(b - a >= 0 && !(b < a) && a.ns() <= b.ns() && a.realtime_ns() > 0 && a == a,
+           "stamps subtract in order");
+    expect(tsc_stats_count(&st) == 1, "a measure_scope records");
+#if defined(WHOLE_API_CHRONO)
+    tsc::clock::time_point t0 = tsc::clock::now();
+    tsc::realtime_clock::time_point r = tsc::realtime_clock::now();
+    expect(tsc::clock::now() >= t0 && tsc::clock::from_stamp(a) <= tsc::clock::now() &&
+               tsc::realtime_clock::from_stamp(a) <= tsc::realtime_clock::now() &&
+               r.time_since_epoch().count() > 0,
+           "the C++ clocks");
+#endif
+}
+#endif
+
 int main(void)
 {
     FILE *out;
@@ -303,6 +335,9 @@ int main(void)
     use_bench(out);
     use_trace(out);
     use_zones(out);
+#if defined(__cplusplus)
+    use_cpp();
+#endif
     if (out != stdout)
         fclose(out);
     return failures != 0;
