@@ -300,7 +300,6 @@
 #define tsc__zone_enter_slow TSC__ZVNAME(tsc__zone_enter_slow_v)
 #define tsc__zone_unwind TSC__ZVNAME(tsc__zone_unwind_v)
 #define tsc__zone_abandon TSC__ZVNAME(tsc__zone_abandon_v)
-#define tsc__zones_sweep TSC__ZVNAME(tsc__zones_sweep_v)
 #define tsc__freq_first TSC__VNAME(tsc__freq_first_v)
 #define tsc__log_ticks TSC__VNAME(tsc__log_ticks_v)
 #define tsc__log_timestamp TSC__VNAME(tsc__log_timestamp_v)
@@ -6116,7 +6115,7 @@ TSC__COLD void tsc__zone_abandon(struct tsc__zthread *tb, uintptr_t frame, uintp
 /* Before a print: the printing thread's zones in frames at or below this
  * function's (never inlined, below the print's caller) were left: their
  * functions returned. */
-TSC__COLD void tsc__zones_sweep(void)
+TSC__OUTLINE void tsc__zones_sweep(void)
 {
     uint32_t t = (tsc__tls >> TSC__TLS_ZSHIFT) - 1u, d;
     struct tsc__zthread *tb;
