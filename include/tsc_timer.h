@@ -52,8 +52,9 @@
  *            (unsigned long long)tsc_ticks_to_ns(ticks));
  *
  * tsc_init() does every piece of one-time work (counter choice, permission
- * check, calibration, overhead, the clock's line): about 2 ms on x86, where
- * the frequency is measured. Without it the first use of each function does
+ * check, calibration, overhead, the clock's line): a few milliseconds on
+ * x86, where the frequency is measured (6.5 ms median, 8.4 ms at most, in
+ * bench/results.md's calibration table). Without it the first use of each function does
  * its share, inside whatever region that use is timing.
  *
  * The compiler may move work across a counter read when nothing ties the
@@ -392,7 +393,7 @@ struct tsc_regions {
 /* --- one-time work ----------------------------------------------------- */
 
 /* Does every piece of one-time work now: chooses the counter, checks the
- * permission to read it, calibrates (about 2 ms on x86, adaptive; nothing
+ * permission to read it, calibrates (a few ms on x86, adaptive, at most 8 ms; nothing
  * where the frequency is architectural), measures the overhead and sets the
  * clock's line up. Afterwards the first call of every function costs what
  * later calls cost. Idempotent and thread-safe. 0; -EPERM where the OS
