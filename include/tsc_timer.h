@@ -856,7 +856,7 @@ struct tsc_trace {
 /* Makes t an empty trace over mem (bytes long; any alignment: the events
  * start at the next multiple of 8) for the thread named thread_name (NULL:
  * "thread <tid>"; not copied). Sets the clock up if nothing did yet (the
- * one-time work of tsc_init, about 2 ms). 0, or -EINVAL for a NULL t or mem or memory
+ * one-time work of tsc_init, a few ms). 0, or -EINVAL for a NULL t or mem or memory
  * too small for one event; t (if not NULL) is then a trace with no room,
  * which counts every event as dropped. */
 TSC__API int tsc_trace_init(struct tsc_trace *t, void *mem, size_t bytes, const char *thread_name);
