@@ -18,8 +18,8 @@
  *
  * Every other file then compiles the declarations and the hot paths inline
  * (counter reads, conversion, the clock read, stats and trace updates:
- * +18 to +26 ms and +0.4 KB for that file) and calls the rest, compiled once in
- * that one file. Without it, or with it twice, the program fails to link,
+ * +19 to +24 ms and +0.4 KB for that file in bench/results.md) and calls the
+ * rest, compiled once in that one file. Without it, or with it twice, the program fails to link,
  * naming tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file. All
  * files of a program use one mode and one set of configuration macros: a
  * file built with others fails to link naming
@@ -91,7 +91,8 @@
  *                  serialize; CPUID;RDTSC on CPUs without SSE2). Frequency
  *                  measured against CLOCK_MONOTONIC (QPC on Windows). If
  *                  Linux forbids RDTSC (prctl PR_SET_TSC) the OS clock.
- *   AArch64        CNTVCT_EL0 after ISB; frequency CNTFRQ_EL0 (exact).
+ *   AArch64        CNTVCT_EL0 after ISB; frequency CNTFRQ_EL0, checked
+ *                  against CLOCK_MONOTONIC at first use.
  *   ARMv7 Linux    CNTVCT where the kernel runs the generic timer (it then
  *                  sets HWCAP_EVTSTRM); frequency CNTFRQ. Else the OS clock.
  *   PPC64, PPC32   time base; frequency from glibc, measured where it is 0.

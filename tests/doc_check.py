@@ -14,7 +14,8 @@ a block tells how it is used (the reader does not see it):
                           the includes and CODE (what the snippet takes as
                           given: the reader's own functions and variables)
 
-Also: every relative link of these files names a file that exists (and,
+Also: every version these files show (tsc-info X.Y.Z, tsc_timer X.Y.Z, the
+header's top line) is the header's own; every relative link of these files names a file that exists (and,
 with #anchor, a heading of it), and every number in the table after
 <!-- doc: figures FILE --> appears in FILE, the one source of figures.
 
@@ -125,6 +126,20 @@ def check_figures(path, src):
     return bad
 
 
+def header_version(src):
+    h = open(os.path.join(src, "include", "tsc_timer.h"), encoding="utf-8").read()
+    return ".".join(re.search(r"#define TSC_TIMER_VERSION_%s (\d+)" % k, h).group(1)
+                    for k in ("MAJOR", "MINOR", "PATCH"))
+
+
+def check_versions(path, version):
+    """Versions of the project named in path that are not the header's."""
+    text = open(path, encoding="utf-8").read()
+    found = re.findall(r"(?:tsc-info|tsc_timer(?:\.h)?(?:\s+VERSION)?|version:?\s*'?)\s*v?(\d+\.\d+\.\d+)",
+                       text)
+    return sorted(set(v for v in found if v != version))
+
+
 def main():
     src, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
@@ -133,6 +148,14 @@ def main():
     docs += sorted(os.path.join(ddir, f) for f in os.listdir(ddir) if f.endswith(".md"))
     inc = ["-I" + os.path.join(src, "include")]
     n = failed = ran = 0
+    version = header_version(src)
+    others = [os.path.join(src, f) for f in ("CMakeLists.txt", "meson.build")]
+    for path in docs + [f for f in others if os.path.exists(f)]:
+        bad = check_versions(path, version)
+        if bad:
+            print("doc_check: FAIL: %s names version %s, the header is %s"
+                  % (os.path.relpath(path, src), ", ".join(bad), version))
+            failed += 1
     for path in docs:
         for what, bad in (("dead links", check_links(path, src)), ("figures", check_figures(path, src))):
             if bad:
