@@ -117,8 +117,9 @@
  *   nobody reads, then flips one counter, so a reader interrupted,
  *   preempted or forked at any point always finds a whole copy.
  * - One writer at a time, whatever the scheduler does. A writer stopped
- *   in the middle (preempted, in a debugger) has its claim taken over
- *   after 1 s; its copy is its own (four per latch: in force, being filled,
+ *   in the middle (preempted, in a debugger), at whatever step, has its
+ *   claim taken over after 1 s (a claim is stamped with its time before it
+ *   is taken); its copy is its own (four per latch: in force, being filled,
  *   two spares), and its publication, one CAS from the counter it saw when
  *   it took the claim, fails once the claim was taken over (-EAGAIN).
  * - tsc_now_ns() never goes back, across resyncs (a late one publishes
@@ -1095,6 +1096,12 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
 #ifndef TSC_TIMER_TEST_TRUST_HOOK
 #define TSC_TIMER_TEST_TRUST_HOOK(current, available) ((void)0)
 #endif
+/* TSC_TIMER_TEST_CLAIM_HOOK(word, step) runs between the steps of taking
+ * and giving back a claim or a copy (word: its owner word), so a test can
+ * stop or leave its owner at any of them. */
+#ifndef TSC_TIMER_TEST_CLAIM_HOOK
+#define TSC_TIMER_TEST_CLAIM_HOOK(word, step) ((void)0)
+#endif
 #ifndef TSC_TIMER_TEST_COUNTER_HOOK /* the clock's counter reads, e.g. made to jump */
 #define TSC_TIMER_TEST_COUNTER_HOOK(t) (t)
 #endif
@@ -1465,15 +1472,19 @@ TSC__FN const char *tsc__method_name(uint64_t src)
 /* Work only one thread may do at a time (a calibration to publish, a
  * publication, the clock's steering), with its owner: `word` holds a
  * generation and the owner's process id, so a child after fork() sees a
- * claim of its parent's as nobody's; `since` (OS ns, 0 just after taking)
- * tells a claim abandoned by siglongjmp or a dead thread: no such work takes
- * a second. */
+ * claim of its parent's as nobody's; `stamp`, the same generation and when
+ * it was taken, tells a claim abandoned by siglongjmp or a dead thread: no
+ * such work takes a second. Both are 32-bit words (no torn reads on 32-bit
+ * targets), and the stamp is written before the owner word (tsc__own): no
+ * owned word is ever without an age. */
 struct tsc__claim {
     uint32_t word;  /* generation << 22 | owner pid; pid 0: free          */
-    uint32_t unused;
-    uint64_t since; /* OS monotonic ns when taken (| 1), 0 just after    */
+    uint32_t stamp; /* generation << 22 | OS time taken (TSC__AGE_*)      */
 };
-#define TSC__STALE_NS UINT64_C(1000000000)
+/* A stamp's time: OS monotonic ns >> 20 (units of ~1.05 ms), 22 bits
+ * (wrapping after 73 min); a second is 954 units. */
+#define TSC__AGE_SHIFT 20
+#define TSC__AGE_1S 954u
 
 /* The frequency, one copy: words of the latch (see tsc__latch_get). */
 #define TSC__F_HZ 0      /* double bits: ticks per second                   */
@@ -1509,12 +1520,12 @@ struct tsc__claim {
  * two spares, so a writer stopped in the middle of its stores (preempted,
  * in a debugger) after its claim was taken over keeps its copy, which no
  * reader uses, while the writers after it publish in the other two. A copy
- * is reserved by its writer (owner word: the claim word; since: when)
- * until its publication succeeds or fails. */
+ * is reserved by its writer (owner word: the claim word; stamp: the claim's
+ * stamp) until its publication succeeds or fails. */
 #define TSC__SLOTS 4
 struct tsc__owners {
-    uint32_t own[TSC__SLOTS];   /* the reserving writer's claim word; 0 free */
-    uint64_t since[TSC__SLOTS]; /* OS ns when reserved; 0 just after         */
+    uint32_t own[TSC__SLOTS]; /* the reserving writer's claim word; pid 0 free */
+    uint32_t tag[TSC__SLOTS]; /* its claim's stamp                             */
 };
 /* The clock's records for stored stamps: (ticks, ns) at every switch point
  * in a ring of 64, and every 64th of them in a second ring. */
@@ -1807,45 +1818,96 @@ TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low);
 #endif
 
 #if TSC__IMPL
-/* A claim taken at `since` (OS ns | 1; 0 just after taking) is a second
- * old. `since` may be a nanosecond ahead of a coarse clock's next reading
- * (Windows' 100 ns, macOS's microseconds): that is a fresh claim. */
-TSC__FN int tsc__claim_stale(uint64_t since)
+/* An owner word (a claim's, or a copy's) comes with a stamp: the same
+ * generation (bits 22-31) and the OS time it was taken (bits 0-21, see
+ * TSC__AGE_SHIFT). The taker writes its stamp before the CAS that takes the
+ * word (a CAS from the stamp it saw, so a taker that loses the race never
+ * replaces the winner's), and again after it: the age of an owned word is
+ * known from before it was taken, whatever step its owner stopped at. A
+ * stamp of another generation (a late writer's store) is replaced by the
+ * time it is first seen. An owner keeps its stamp (*mine) and gives back
+ * only the word with that very stamp, so an owner taken over and late
+ * frees nobody else's (the same word comes back after 1023 generations). */
+TSC__FN uint32_t tsc__stamp_now(uint32_t gen)
 {
-    uint64_t now = tsc__os_ns_safe(0);
-    return since != 0 && now > since && now - since >= TSC__STALE_NS;
+    uint32_t t = TSC__CAST(uint32_t, tsc__os_ns_safe(0) >> TSC__AGE_SHIFT);
+    return (gen & ~TSC__PID_MASK) | (t & TSC__PID_MASK);
 }
 
-/* Takes claim c for this thread: 1 taken (*mine is the word to release);
- * -1 this very thread holds it (a signal handler, or a call from inside
- * the work, re-entered: it must not wait); 0 another live thread of this
- * process holds it. A claim of another process (the parent, before fork)
- * or older than a second (abandoned, or its thread stopped) is taken over,
- * and then the count of the latch it guards (seq, or NULL) advances, so the
- * publication of the writer it was taken from fails: that writer may still
- * be running. Never waits. */
+/* The owner word of stamp st in this process. */
+TSC__FN uint32_t tsc__owner(uint32_t st) { return (st & ~TSC__PID_MASK) | tsc__pid(); }
+
+/* 1 where owned word w (at *word, its stamp at *st) is `limit` stamp units
+ * old or more. A stamp up to a second ahead (a coarse clock: Windows'
+ * 100 ns, macOS's microseconds) is a fresh one. */
+TSC__FN int tsc__stale(const uint32_t *word, uint32_t *st, uint32_t w, uint32_t limit)
+{
+    uint32_t s = TSC__LD32(st), now = tsc__stamp_now(w), age;
+    if ((s ^ w) & ~TSC__PID_MASK) { /* another generation's: aged from now */
+        if (TSC__LD32(word) == w)
+            (void)tsc__cas32(st, s, now);
+        return 0;
+    }
+    age = (now - s) & TSC__PID_MASK;
+    return age >= limit && age <= TSC__PID_MASK - TSC__AGE_1S;
+}
+
+/* Takes *word, seen as w with its stamp seen as s, for stamp `mine`. */
+TSC__FN int tsc__own(uint32_t *word, uint32_t *st, uint32_t w, uint32_t s, uint32_t mine)
+{
+    uint32_t owner = tsc__owner(mine);
+    (void)tsc__cas32(st, s, mine);
+    if (!tsc__cas32(word, w, owner))
+        return 0;
+    TSC_TIMER_TEST_CLAIM_HOOK(word, 1);
+    /* Ours over a losing taker's (the same generation, its time), unless
+     * taken over meanwhile: a late owner never replaces a newer stamp. */
+    s = TSC__LD32(st);
+    if (s != mine && TSC__LD32(word) == owner)
+        (void)tsc__cas32(st, s, mine);
+    TSC_TIMER_TEST_CLAIM_HOOK(word, 2);
+    return 1;
+}
+
+/* Gives *word back where it is still this owner's (stamp mine): free, its
+ * generation kept. */
+TSC__FN void tsc__disown(uint32_t *word, const uint32_t *st, uint32_t mine)
+{
+    uint32_t w = tsc__owner(mine);
+    if (TSC__LD32(word) == w && TSC__LD32(st) == mine) {
+        TSC_TIMER_TEST_CLAIM_HOOK(word, 4);
+        (void)tsc__cas32(word, w, w & ~TSC__PID_MASK);
+    }
+}
+
+/* Takes claim c for this thread: 1 taken (*mine is its stamp, to release
+ * it with); -1 this very thread holds it (a signal handler, or a call from
+ * inside the work, re-entered: it must not wait); 0 another live thread of
+ * this process holds it. A claim of another process (the parent, before
+ * fork) or older than a second (abandoned, or its thread stopped) is taken
+ * over, and then the count of the latch it guards (seq, or NULL) advances,
+ * so the publication of the writer it was taken from fails: that writer
+ * may still be running. Never waits. */
 TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine, uint32_t *seq)
 {
-    uint32_t me = tsc__pid(), w, next;
-    uint64_t since;
+    uint32_t me = tsc__pid(), w, st, g, stamp;
     *mine = 0;
     for (;;) {
         w = TSC__LD32(&c->word);
-        if ((w & TSC__PID_MASK) == me) {
-            since = TSC__LD64(&c->since);
-            if (!tsc__claim_stale(since))
-                return (tsc__tls & bit) ? -1 : 0;
-        }
-        next = ((w >> 22) + 1u) << 22 | me;
-        if (tsc__cas32(&c->word, w, next)) {
+        st = TSC__LD32(&c->stamp);
+        if ((w & TSC__PID_MASK) == me && !tsc__stale(&c->word, &c->stamp, w, TSC__AGE_1S))
+            return (tsc__tls & bit) ? -1 : 0;
+        g = ((w >> 22) + 1u) & 0x3FFu; /* never 0: a zero stamp is nobody's */
+        stamp = tsc__stamp_now((g ? g : 1u) << 22);
+        if (tsc__own(&c->word, &c->stamp, w, st, stamp)) {
             uint32_t s;
+            *mine = stamp;
             if ((w & TSC__PID_MASK) != 0 && seq) /* taken over: its writer's count is gone */
                 do
                     s = TSC__LD32(seq);
                 while (s != 0 && !tsc__cas32(seq, s, tsc__seq_next(s, s & 0x8000000Fu)));
-            TSC__ST64(&c->since, tsc__os_ns_safe(0) | 1u);
+            TSC_TIMER_TEST_CLAIM_HOOK(&c->word, 3);
             tsc__tls |= bit;
-            *mine = next;
             return 1;
         }
     }
@@ -1854,24 +1916,24 @@ TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine, u
 TSC__FN void tsc__claim_release(struct tsc__claim *c, uint32_t bit, uint32_t mine)
 {
     tsc__tls &= ~bit;
-    if (TSC__LD32(&c->word) == mine) {
-        TSC__ST64(&c->since, 0);
-        tsc__cas32(&c->word, mine, mine & ~TSC__PID_MASK);
-    }
+    tsc__disown(&c->word, &c->stamp, mine);
 }
 
+#define TSC__SHORT_NS UINT64_C(10000000)
 /* As tsc__claim_try, but waits out another thread's short hold (a
- * publication: a few dozen stores) for up to ~10 ms. 1 taken, else 0. */
+ * publication: a few dozen stores) for 10 ms at most, by the OS clock. 1
+ * taken, else 0. */
 TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine, uint32_t *seq)
 {
-    long spins;
-    int r;
-    for (spins = 0; spins < 200000; spins++) {
+    uint64_t t0 = tsc__os_ns_safe(0);
+    int r, spins;
+    do {
         r = tsc__claim_try(c, bit, mine, seq);
         if (r != 0)
             return r > 0;
-        tsc__pause();
-    }
+        for (spins = 0; spins < 1000; spins++)
+            tsc__pause();
+    } while (tsc__os_ns_safe(0) - t0 < TSC__SHORT_NS);
     return 0;
 }
 
@@ -1883,8 +1945,7 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine,
 TSC__FN uint32_t tsc__inside(void)
 {
     struct tsc__claim *c[3];
-    uint64_t since;
-    uint32_t bit;
+    uint32_t bit, w;
     int i;
     c[0] = &tsc__g.first; /* TSC__TLS_FIRST */
     c[1] = &tsc__g.fw;    /* TSC__TLS_FW    */
@@ -1893,8 +1954,8 @@ TSC__FN uint32_t tsc__inside(void)
         bit = 1u << i;
         if (!(tsc__tls & bit))
             continue;
-        since = TSC__LD64(&c[i]->since);
-        if ((TSC__LD32(&c[i]->word) & TSC__PID_MASK) != tsc__pid() || tsc__claim_stale(since))
+        w = TSC__LD32(&c[i]->word);
+        if ((w & TSC__PID_MASK) != tsc__pid() || tsc__stale(&c[i]->word, &c[i]->stamp, w, TSC__AGE_1S))
             tsc__tls &= ~bit;
     }
     return tsc__tls;
@@ -1949,36 +2010,32 @@ TSC__FN int tsc__latch_in_use(uint32_t s, uint32_t i)
     return s != 0 && (i == TSC__SEQ_LIVE(s) || ((s & TSC__PENDING) && i == TSC__SEQ_PENDING_COPY(s)));
 }
 
-/* Reserves a copy of latch *seq for the writer holding claim word `mine`,
- * which took its claim at OS time `now` (ns): one readers do not use, not
- * reserved, except by a writer of another process (the parent, before
- * fork) or, where nothing else is free, more than 10 s before (a thread
- * that died in the middle of its stores). Only its reserver can make a copy
- * the one in force, so once reserved and seen not in use, it stays unused
- * by readers. No system call: it runs inside the publication's 25 us. The
- * copy number, or -1 (none free). */
-TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine,
-                               uint64_t now)
+/* Reserves a copy of latch *seq for the writer holding the claim stamped
+ * `mine`: one readers do not use, not reserved, except by a writer of
+ * another process (the parent, before fork) or, where nothing else is
+ * free, more than 10 s before (a thread that died in the middle of its
+ * stores). Only its reserver can make a copy the one in force, so once
+ * reserved and seen not in use, it stays unused by readers. A system call
+ * (the time) only where nothing is free. The copy number, or -1 (none
+ * free). */
+TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine)
 {
-    uint32_t me = tsc__pid(), w, i, pass;
-    uint64_t since;
+    uint32_t me = tsc__pid(), w, st, i, pass;
     for (pass = 0; pass < 2; pass++)
         for (i = 0; i < TSC__SLOTS; i++) {
             if (tsc__latch_in_use(TSC__LD32(seq), i))
                 continue;
             w = TSC__LD32(&o->own[i]);
-            if (w != 0 && (w & TSC__PID_MASK) == me) {
-                since = TSC__LD64(&o->since[i]);
-                if (pass == 0 || since == 0 || now < since || now - since < 10 * TSC__STALE_NS)
-                    continue;
-            }
-            if (!tsc__cas32(&o->own[i], w, mine))
+            st = TSC__LD32(&o->tag[i]);
+            if ((w & TSC__PID_MASK) == me &&
+                (pass == 0 || !tsc__stale(&o->own[i], &o->tag[i], w, 10 * TSC__AGE_1S)))
+                continue;
+            if (!tsc__own(&o->own[i], &o->tag[i], w, st, mine))
                 continue;
             if (tsc__latch_in_use(TSC__LD32(seq), i)) { /* published just before */
-                tsc__cas32(&o->own[i], mine, 0);
+                tsc__disown(&o->own[i], &o->tag[i], mine);
                 continue;
             }
-            TSC__ST64(&o->since[i], now | 1u);
             return TSC__CAST(int, i);
         }
     return -1;
@@ -1987,10 +2044,7 @@ TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint3
 /* Gives copy i back, unless another writer reclaimed it meanwhile. */
 TSC__FN void tsc__latch_unreserve(struct tsc__owners *o, int i, uint32_t mine)
 {
-    if (TSC__LD32(&o->own[i]) == mine) {
-        TSC__ST64(&o->since[i], 0);
-        tsc__cas32(&o->own[i], mine, 0);
-    }
+    tsc__disown(&o->own[i], &o->tag[i], mine);
 }
 #endif
 
@@ -2023,16 +2077,14 @@ TSC__FN void tsc__latch_fill(uint64_t *copies, int stride, int i, const uint64_t
 }
 
 /* Publishes v (`words` words) as the holder of the latch's writer claim
- * (claim word mine, taken at OS time `since`), who saw the counter at s0
- * when it took the claim:
+ * (stamped mine), who saw the counter at s0 when it took the claim:
  * fills a reserved copy, then makes it the one in force with one CAS from
  * s0, which fails where the claim was taken over meanwhile (the counter
  * advanced). 0, or -EAGAIN (nothing changed for readers). */
 TSC__FN int tsc__latch_put(uint32_t *seq, struct tsc__owners *o, uint64_t *copies, int stride,
-                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine,
-                           uint64_t since)
+                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine)
 {
-    int i = tsc__latch_reserve(seq, o, mine, since), ok;
+    int i = tsc__latch_reserve(seq, o, mine), ok;
     if (i < 0)
         return -EAGAIN;
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
@@ -3145,7 +3197,7 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
     s0 = TSC__LD32(&tsc__g.fseq);
     if (!only_if_first || s0 == 0)
         done = tsc__latch_put(&tsc__g.fseq, &tsc__g.fown, &tsc__g.f[0][0], TSC__F_STRIDE,
-                              TSC__F_WORDS, v, 0, s0, mine, TSC__LD64(&tsc__g.fw.since)) == 0 ? 1 : -EAGAIN;
+                              TSC__F_WORDS, v, 0, s0, mine) == 0 ? 1 : -EAGAIN;
     tsc__claim_release(&tsc__g.fw, TSC__TLS_FW, mine);
     return done;
 }
@@ -4015,7 +4067,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
     v[TSC__L_MONO] = mono;
     v[TSC__L_CAP] = UINT64_MAX;
     if (tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS, v,
-                       1, 0, mine, TSC__LD64(&tsc__g.cw.since)) == 0)
+                       1, 0, mine) == 0)
         tsc__clock_record(mid, mono);
 }
 
@@ -4385,7 +4437,7 @@ TSC__API int tsc_clock_resync(void)
          * finds it in the caches and TLBs (under emulation a page walk is
          * microseconds of the 25 us it has); the line in force, once its
          * own switch point has passed. */
-        slot = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine, TSC__LD64(&tsc__g.cw.since));
+        slot = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine);
         if (slot < 0) {
             tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
             return -EAGAIN;

@@ -76,7 +76,7 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
     struct reader r[READERS];
     uint64_t v[WORDS], gen, t0 = now_ns();
     long reads = 0, torn = 0, back = 0, failed = 0;
-    uint32_t mine = (1u << 22) | tsc__pid(); /* a writer's claim word */
+    uint32_t mine = tsc__stamp_now(1u << 22); /* a writer's claim stamp */
     int i;
     (void)state;
     memset(r, 0, sizeof r);
@@ -89,7 +89,7 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
         for (i = 0; i < WORDS; i++)
             v[i] = word(gen, i);
         failed += tsc__latch_put(&seq, &owners, &copies[0][0], STRIDE, WORDS, v, 0,
-                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine, 1) != 0;
+                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine) != 0;
         if (gen % 1024 == 0)
             sched_yield();
     }
