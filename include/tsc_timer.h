@@ -470,7 +470,9 @@ TSC__FN uint64_t tsc_now_ns(void);
 /* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
  * realtime - monotonic offset, re-measured at each resync and changed only
  * where it moved beyond the two measurements' uncertainty (a step of
- * CLOCK_REALTIME), so that noise does not move realtime readings. */
+ * CLOCK_REALTIME), so that noise does not move realtime readings, or where
+ * the new measurement is narrower and inside the kept one's interval (that
+ * one was disturbed): the kept uncertainty only narrows. */
 TSC__FN uint64_t tsc_now_realtime_ns(void);
 /* Measures the clock's offset and rate against the system clock and steers
  * the line towards it (bounded slew, never a step back). Call it about once
@@ -1101,6 +1103,12 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
  * stop or leave its owner at any of them. */
 #ifndef TSC_TIMER_TEST_CLAIM_HOOK
 #define TSC_TIMER_TEST_CLAIM_HOOK(word, step) ((void)0)
+#endif
+/* TSC_TIMER_TEST_REALTIME_HOOK(after) runs before (0) and after (1) each
+ * CLOCK_REALTIME read that measures the realtime offset, so a test can
+ * delay them (a disturbed measurement). */
+#ifndef TSC_TIMER_TEST_REALTIME_HOOK
+#define TSC_TIMER_TEST_REALTIME_HOOK(after) ((void)0)
 #endif
 #ifndef TSC_TIMER_TEST_COUNTER_HOOK /* the clock's counter reads, e.g. made to jump */
 #define TSC_TIMER_TEST_COUNTER_HOOK(t) (t)
@@ -4020,7 +4028,9 @@ TSC__FN uint64_t tsc__os_real_offset(int n, uint64_t *width)
     int i;
     for (i = 0; i < n; i++) {
         m0 = tsc__os_ns(0);
+        TSC_TIMER_TEST_REALTIME_HOOK(0);
         r = tsc__os_ns(1);
+        TSC_TIMER_TEST_REALTIME_HOOK(1);
         m1 = tsc__os_ns(0);
         if (m1 - m0 < narrow) {
             narrow = m1 - m0;
@@ -4401,7 +4411,7 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
 
 TSC__API int tsc_clock_resync(void)
 {
-    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw;
+    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw, d;
     double rate, h;
     uint32_t mine, s0;
     int i, slot, rc = -EAGAIN;
@@ -4459,9 +4469,12 @@ TSC__API int tsc_clock_resync(void)
         /* The realtime offset changes only where CLOCK_REALTIME is stepped
          * (NTP slews both clocks alike): a measurement whose interval
          * (offset +- half its bracket) meets the last one's keeps the last,
-         * so realtime readings do not move by the measurements' noise. */
+         * so realtime readings do not move by the measurements' noise;
+         * except a narrower one inside it (the last one was disturbed): the
+         * kept interval only narrows. */
         rw = (offw + v[TSC__L_REALW]) / 2;
-        if (off - v[TSC__L_REAL] + rw > 2 * rw) {
+        d = TSC__CAST(int64_t, off - v[TSC__L_REAL]) < 0 ? v[TSC__L_REAL] - off : off - v[TSC__L_REAL];
+        if (d > rw || (offw < v[TSC__L_REALW] && 2 * d + offw <= v[TSC__L_REALW])) {
             v[TSC__L_REAL] = off;
             v[TSC__L_REALW] = offw;
         }
