@@ -713,7 +713,9 @@ TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_re
 TSC__API void tsc_bench_print(const struct tsc_bench *b, FILE *out);
 /* Writes n benchmarks as one whole document: TSC_BENCH_MARKDOWN (header,
  * rows, rel against the first), TSC_BENCH_CSV (header line, rows) or
- * TSC_BENCH_JSON (an array of objects). 0, or -EINVAL. */
+ * TSC_BENCH_JSON (an array of objects; names written as valid UTF-8, as
+ * the trace's: each byte outside a well-formed sequence becomes U+FFFD).
+ * 0, or -EINVAL. */
 #define TSC_BENCH_MARKDOWN 0
 #define TSC_BENCH_CSV 1
 #define TSC_BENCH_JSON 2
@@ -5240,21 +5242,70 @@ TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_re
     return 0;
 }
 
-/* A name for CSV or JSON: quotes and backslashes escaped, control
- * characters dropped. */
-TSC__FN void tsc__put_escaped(FILE *out, const char *s, int json)
+/* A name for CSV: quotes doubled, control characters dropped. */
+TSC__FN void tsc__put_escaped(FILE *out, const char *s)
 {
     for (; *s; s++) {
         if (TSC__CAST(unsigned char, *s) < 0x20)
             continue;
         if (*s == '"')
-            fputs(json ? "\\\"" : "\"\"", out);
-        else if (*s == '\\' && json)
-            fputs("\\\\", out);
+            fputs("\"\"", out);
         else
             fputc(*s, out);
     }
 }
+
+/* Bytes of the well-formed UTF-8 sequence at s (Unicode's table 3-7), 0
+ * where there is none. Reads no byte past a NUL: each byte it reads
+ * after the first follows a continuation byte. */
+TSC__FN int tsc__utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    int n, k;
+    if (c < 0x80)
+        return 1;
+    if (c < 0xC2 || c > 0xF4) /* a continuation byte, an overlong 2-byte lead, > U+10FFFF */
+        return 0;
+    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (c == 0xE0 || c == 0xF0)
+        lo = c == 0xE0 ? 0xA0 : 0x90; /* overlong forms */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF4)
+        hi = 0x8F; /* beyond U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* A JSON string, the one writer of the bench, trace and zones files:
+ * quotes and backslashes escaped, control characters as \u00XX,
+ * well-formed UTF-8 as it is, every other byte as U+FFFD (strict parsers
+ * refuse a file that is not UTF-8). */
+TSC__FN void tsc__json_str(FILE *out, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = TSC__RCAST(const unsigned char *, str);
+    unsigned c;
+    int len;
+    fputc('"', out);
+    for (; (c = *s) != 0; s += len ? len : 1) {
+        len = tsc__utf8_len(s);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", TSC__CAST(int, c));
+        else if (c < 0x20)
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
+        else if (len == 0)
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD */
+        else
+            fwrite(s, 1, TSC__CAST(size_t, len), out);
+    }
+    fputc('"', out);
+}
+
 
 TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, double base)
 {
@@ -5268,24 +5319,24 @@ TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, do
     }
     if (format == TSC_BENCH_CSV) {
         fputc('"', out);
-        tsc__put_escaped(out, name, 0);
+        tsc__put_escaped(out, name);
         fprintf(out, "\",%.6g,%.6g,%.3f,%.6g,%.6g,%" PRIu64 ",%" PRIu64 ",%.6f,%d,\"",
                 r.ns_per_op, r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct,
                 r.ticks_per_op, r.min_ticks_per_op, r.ops, r.batches, r.seconds, r.unstable);
-        tsc__put_escaped(out, r.reason, 0);
+        tsc__put_escaped(out, r.reason);
         fputs("\"\n", out);
     } else if (format == TSC_BENCH_JSON) {
-        fputs("{\"name\": \"", out);
-        tsc__put_escaped(out, name, 1);
-        fprintf(out, "\", \"ns_per_op\": %.6g, \"op_per_s\": %.6g, \"err_pct\": %.3f, "
+        fputs("{\"name\": ", out);
+        tsc__json_str(out, name);
+        fprintf(out, ", \"ns_per_op\": %.6g, \"op_per_s\": %.6g, \"err_pct\": %.3f, "
                 "\"ticks_per_op\": %.6g, \"min_ticks_per_op\": %.6g, \"raw_ticks_per_op\": %.6g, "
                 "\"loop_ticks_per_op\": %.6g, \"ops\": %" PRIu64 ", \"batches\": %" PRIu64
-                ", \"seconds\": %.6f, \"unstable\": %s, \"reason\": \"",
+                ", \"seconds\": %.6f, \"unstable\": %s, \"reason\": ",
                 r.ns_per_op, r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct,
                 r.ticks_per_op, r.min_ticks_per_op, r.raw_ticks_per_op, r.loop_ticks_per_op, r.ops,
                 r.batches, r.seconds, r.unstable ? "true" : "false");
-        tsc__put_escaped(out, r.reason, 1);
-        fputs("\"}", out);
+        tsc__json_str(out, r.reason);
+        fputs("}", out);
     } else {
         fprintf(out, "| %10.3f | %14.0f | %5.1f%% | %9.2f | ", r.ns_per_op,
                 r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct, r.ticks_per_op);
@@ -5431,56 +5482,6 @@ TSC__API int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start
 
 TSC__API uint64_t tsc_trace_dropped(const struct tsc_trace *t) { return t ? t->dropped : 0; }
 
-/* Bytes of the well-formed UTF-8 sequence at s (Unicode's table 3-7), 0
- * where there is none. Reads no byte past a NUL: each byte it reads
- * after the first follows a continuation byte. */
-TSC__FN int tsc__utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0], lo = 0x80, hi = 0xBF;
-    int n, k;
-    if (c < 0x80)
-        return 1;
-    if (c < 0xC2 || c > 0xF4) /* a continuation byte, an overlong 2-byte lead, > U+10FFFF */
-        return 0;
-    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    if (c == 0xE0 || c == 0xF0)
-        lo = c == 0xE0 ? 0xA0 : 0x90; /* overlong forms */
-    else if (c == 0xED)
-        hi = 0x9F; /* surrogates */
-    else if (c == 0xF4)
-        hi = 0x8F; /* beyond U+10FFFF */
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (k = 2; k < n; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return n;
-}
-
-/* A JSON string: quotes and backslashes escaped, control characters as
- * \u00XX, well-formed UTF-8 as it is, every other byte as U+FFFD (strict
- * parsers refuse a file that is not UTF-8). */
-TSC__FN void tsc__trace_put_str(FILE *out, const char *str)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = TSC__RCAST(const unsigned char *, str);
-    unsigned c;
-    int len;
-    fputc('"', out);
-    for (; (c = *s) != 0; s += len ? len : 1) {
-        len = tsc__utf8_len(s);
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", TSC__CAST(int, c));
-        else if (c < 0x20)
-            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
-        else if (len == 0)
-            fputs("\xEF\xBF\xBD", out); /* U+FFFD */
-        else
-            fwrite(s, 1, TSC__CAST(size_t, len), out);
-    }
-    fputc('"', out);
-}
-
 /* Nanoseconds as microseconds with three decimals, from the integer. */
 TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
 {
@@ -5498,7 +5499,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
     fprintf(out, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,\"args\":{\"name\":",
             tid > 1 ? ",\n" : "\n", pid, tid);
     if (t->thread_name)
-        tsc__trace_put_str(out, t->thread_name);
+        tsc__json_str(out, t->thread_name);
     else
         fprintf(out, "\"thread %d\"", tid);
     fprintf(out, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
@@ -5522,7 +5523,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
             te = ts;
         prev = ts;
         fputs(",\n{\"name\":", out);
-        tsc__trace_put_str(out, e->name ? e->name : "(null)");
+        tsc__json_str(out, e->name ? e->name : "(null)");
         fputs(",\"ph\":\"X\",\"ts\":", out);
         tsc__trace_put_us(out, ts);
         fputs(",\"dur\":", out);
@@ -6136,14 +6137,14 @@ TSC__API int tsc_zones_write(FILE *out, int format)
                     tsc__zns(r->p50), tsc__zns(r->p99), tsc__zns(r->max), r->threads);
         } else if (format == TSC_BENCH_CSV) {
             fputc('"', out);
-            tsc__put_escaped(out, r->name, 0);
+            tsc__put_escaped(out, r->name);
             fprintf(out, "\",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
                     r->calls, tsc__zpct(r->self, &s), tsc__zns(r->self), tsc__zns(r->total),
                     tsc__zns(r->min), tsc__zns(r->all / r->calls), tsc__zns(r->p50),
                     tsc__zns(r->p99), tsc__zns(r->max), r->threads);
         } else {
             fputs(i ? ",\n {\"name\": " : "\n {\"name\": ", out);
-            tsc__trace_put_str(out, r->name);
+            tsc__json_str(out, r->name);
             fprintf(out, ", \"calls\": %" PRIu64 ", \"self_pct\": %.3f, \"self_ns\": %" PRIu64 ", "
                     "\"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"mean_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", "
                     "\"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"threads\": %" PRIu32 "}",
