@@ -1923,6 +1923,15 @@ TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine, u
     }
 }
 
+/* 1 while claim c is still the one stamped mine (not taken over): a
+ * writer checks it before it writes what is not published through the
+ * latch (the clock's steering, its records), so a writer taken over while
+ * it measured writes none of it. */
+TSC__FN int tsc__claim_held(const struct tsc__claim *c, uint32_t mine)
+{
+    return TSC__LD32(&c->word) == tsc__owner(mine) && TSC__LD32(&c->stamp) == mine;
+}
+
 TSC__FN void tsc__claim_release(struct tsc__claim *c, uint32_t bit, uint32_t mine)
 {
     tsc__tls &= ~bit;
@@ -3995,10 +4004,14 @@ TSC__FN void tsc__clock_make(uint64_t *v, uint64_t base_ticks, uint64_t base_ns,
 }
 
 /* Appends the record (t, ns) of a new line's start, as the holder of the
- * `cw` claim: the slot first, then the count (readers re-check it). */
-TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
+ * `cw` claim (stamped mine): the slot first, then the count (readers
+ * re-check it). Nothing where the claim was taken over since the line was
+ * published: the writers after it recorded newer lines. */
+TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns, uint32_t mine)
 {
     uint32_t n = TSC__RLX32(&tsc__g.hcount);
+    if (!tsc__claim_held(&tsc__g.cw, mine))
+        return;
     TSC__WRITE_FENCE(); /* the count we saw is ordered before the slots */
     TSC__ST64(&tsc__g.hist[0][n % TSC__HIST][0], t);
     TSC__ST64(&tsc__g.hist[0][n % TSC__HIST][1], ns);
@@ -4006,7 +4019,7 @@ TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
         TSC__ST64(&tsc__g.hist[1][n / TSC__HIST % TSC__HIST][0], t);
         TSC__ST64(&tsc__g.hist[1][n / TSC__HIST % TSC__HIST][1], ns);
     }
-    TSC__ST32(&tsc__g.hcount, n + 1);
+    (void)tsc__cas32(&tsc__g.hcount, n, n + 1); /* never back */
 }
 #endif
 
@@ -4064,9 +4077,12 @@ TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real
  * latch still empty: a fresh reading, the calibrated frequency, no slew. */
 TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 {
-    uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
+    uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0, w;
     double mul = TSC__CAST(double, ns_per_tick[0]) + TSC__CAST(double, ns_per_tick[1]) / TSC__2P64;
-    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off, &v[TSC__L_REALW]);
+    w = tsc__clock_sample(&mid, &mono, &off, &v[TSC__L_REALW]);
+    if (!tsc__claim_held(&tsc__g.cw, mine))
+        return; /* taken over while measuring: the steering is another's */
+    tsc__g.narrow = w;
     tsc__g.ref_mid = mid;
     tsc__g.ref_ns = tsc__g.last_ns = mono;
     tsc__g.rate = tsc__dbits(mul);
@@ -4080,7 +4096,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
     v[TSC__L_CAP] = UINT64_MAX;
     if (tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS, v,
                        1, 0, mine) == 0)
-        tsc__clock_record(mid, mono);
+        tsc__clock_record(mid, mono, mine);
 }
 
 /* The clock reads the OS clock: the counter is the OS clock, or the
@@ -4407,7 +4423,7 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
     }
     tsc__latch_unreserve(&tsc__g.cown, i, mine);
     if (rc == 0)
-        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1]);
+        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1], mine);
     return rc;
 }
 
@@ -4433,7 +4449,10 @@ TSC__API int tsc_clock_resync(void)
     /* 1. Measured with readers running: only a clean, narrow bracket counts. */
     for (i = 0; i < 4 && w > 2 * tsc__g.narrow + 64; i++)
         w = tsc__clock_sample(&mid, &mono, &off, &offw);
-    if (w > 2 * tsc__g.narrow + 64) {
+    if (!tsc__claim_held(&tsc__g.cw, mine)) {
+        /* Taken over while measuring (stopped for a second): the steering
+         * below is the writers' after it now. */
+    } else if (w > 2 * tsc__g.narrow + 64) {
         /* Widen the bar a little, so a machine that stays slower (a VM
          * moved to another host) is accepted again after a few tries. */
         tsc__g.narrow += tsc__g.narrow / 8 + 1;

@@ -12,12 +12,16 @@
  * clock's, for ever). And a wait for another thread's short hold gives
  * up after ~10 ms, as its comment says; and an owner taken over and
  * late frees no later owner's claim, though the 10-bit generation brings
- * its claim word back. Each case runs in a child process
+ * its claim word back; and a clock writer taken over while it measured,
+ * or after it published, writes neither steering nor a record of its line
+ * (before, its late record landed after newer ones). Each case runs in a child process
  * under a watchdog (a fresh first use; a hang fails in seconds). */
 #define _GNU_SOURCE
 #include <stdint.h>
 static void claim_hook(const uint32_t *word, int step);
+static uint64_t counter_hook(uint64_t t);
 #define TSC_TIMER_TEST_CLAIM_HOOK(word, step) claim_hook(word, step)
+#define TSC_TIMER_TEST_COUNTER_HOOK(t) counter_hook(t)
 #include "tsc_test.h"
 #include "watchdog.h"
 #include <pthread.h>
@@ -43,21 +47,56 @@ static void sleep_ns(uint64_t ns)
 
 /* What the hook does, in the thread that set `armed`, at step `at` of the
  * claim whose owner word is `target`: once. */
-enum { STOP = 1, JUMP = 2 };
+enum { STOP = 1, JUMP = 2, STOP_PUBLISHED = 3, STOP_MEASURING = 4 };
 static __thread int armed;
 static const uint32_t *target;
 static int at, hit, go_on;
 static sigjmp_buf jump_env;
 
-static void claim_hook(const uint32_t *word, int step)
+static void stop_here(void)
 {
-    if (!armed || word != target || step != at || __atomic_load_n(&hit, __ATOMIC_ACQUIRE))
-        return;
     __atomic_store_n(&hit, 1, __ATOMIC_RELEASE);
-    if (armed == JUMP)
-        siglongjmp(jump_env, 1);
     while (!__atomic_load_n(&go_on, __ATOMIC_ACQUIRE)) /* stopped until told */
         sleep_ns(1000000);
+}
+
+/* STOP_PUBLISHED: where a clock writer gives its copy back after the copy
+ * was published (it is the one in force), before it records the line. */
+static int published_copy(const uint32_t *word, int step)
+{
+    uint32_t s = TSC__LD32(&tsc__g.cseq);
+    return step == 4 && word >= &tsc__g.cown.own[0] && word < &tsc__g.cown.own[TSC__SLOTS] &&
+           !(s & TSC__PENDING) && TSC__SEQ_LIVE(s) == (uint32_t)(word - &tsc__g.cown.own[0]);
+}
+
+static void claim_hook(const uint32_t *word, int step)
+{
+    if (!armed || __atomic_load_n(&hit, __ATOMIC_ACQUIRE))
+        return;
+    if (armed == STOP_PUBLISHED) {
+        if (published_copy(word, step))
+            stop_here();
+        return;
+    }
+    if (armed == STOP_MEASURING || word != target || step != at)
+        return;
+    if (armed == JUMP) {
+        __atomic_store_n(&hit, 1, __ATOMIC_RELEASE);
+        siglongjmp(jump_env, 1);
+    }
+    stop_here();
+}
+
+/* STOP_MEASURING: at the first counter read of a resync holding the
+ * clock's claim (its measurement); it then reads on afresh, as a
+ * preempted thread would. */
+static uint64_t counter_hook(uint64_t t)
+{
+    if (armed != STOP_MEASURING || !(tsc__tls & TSC__TLS_CW) ||
+        __atomic_load_n(&hit, __ATOMIC_ACQUIRE))
+        return t;
+    stop_here();
+    return tsc_ticks_before();
 }
 
 /* The takeover bound: 1 s, and room for a slow or emulated machine. */
@@ -85,8 +124,7 @@ static void *stopped_resync(void *p)
 {
     uint64_t t0 = mono_ns();
     int rc;
-    (void)p;
-    armed = STOP;
+    armed = p ? *(int *)p : STOP;
     /* Until the hook stops it; a resync that completes without reaching
      * that step (its publication missed, or no such step) tries again, 1 s
      * at most. */
@@ -344,6 +382,104 @@ static void test_a_late_owner_frees_no_later_owners_claim_with_the_same_word(voi
     WD_EXPECT_CHILD(30, child_generation_wraps, NULL);
 }
 
+/* Stops a clock writer (thread *t) at `how` until its claim was taken
+ * over and two more resyncs succeeded (let_the_writer_go_on() lets it on). */
+static void stop_a_writer_past_the_takeover(pthread_t *t, int how, const char *where)
+{
+    uint64_t t0, took;
+    int more = 0;
+    wd_stage("a resync stopped %s", where);
+    WD_CHECK(pthread_create(t, NULL, stopped_resync, &how) == 0, "pthread_create");
+    t0 = mono_ns();
+    while (!__atomic_load_n(&hit, __ATOMIC_ACQUIRE) && mono_ns() - t0 < 1500000000u)
+        sleep_ns(1000000);
+    WD_CHECK(__atomic_load_n(&hit, __ATOMIC_ACQUIRE), "no resync stopped %s", where);
+    wd_stage("resyncing from another thread while a resync stands stopped %s", where);
+    took = resync_within(2 * takeover_ns());
+    WD_CHECK(took != UINT64_MAX, "the stopped writer's claim was never taken over");
+    while (more < 2 && mono_ns() - t0 < 6000000000u)
+        more += resync_within(takeover_ns()) != UINT64_MAX;
+    WD_CHECK(more == 2, "resyncs failed after the takeover");
+}
+
+static void let_the_writer_go_on(pthread_t t)
+{
+    __atomic_store_n(&go_on, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+}
+
+/* A writer taken over after its publication records its line late: never
+ * after a newer line's record, never moving the count of records back. */
+static int child_late_record(void *arg)
+{
+    uint32_t n1, n2, i, from;
+    uint64_t prev = 0, t;
+    pthread_t th;
+    (void)arg;
+    tsc_init();
+    if (!test_clock_on_counter())
+        WD_SKIP("the clock is the OS clock here: no line to record");
+    stop_a_writer_past_the_takeover(&th, STOP_PUBLISHED, "after its publication");
+    n1 = TSC__LD32(&tsc__g.hcount);
+    let_the_writer_go_on(th); /* it records, releases and returns */
+    n2 = TSC__LD32(&tsc__g.hcount);
+    from = n2 > TSC__HIST - 1 ? n2 - (TSC__HIST - 1) : 0;
+    for (i = from; i < n2; i++) {
+        t = TSC__LD64(&tsc__g.hist[0][i % TSC__HIST][0]);
+        WD_CHECK(i == from || t > prev, "record %u (ticks %llu) is not after record %u "
+                 "(ticks %llu): a late writer's record landed after newer ones", i,
+                 (unsigned long long)t, i - 1, (unsigned long long)prev);
+        prev = t;
+    }
+    fprintf(stderr, "records: %u when the late writer went on, %u after; in order\n", n1, n2);
+    WD_CHECK(n2 >= n1, "the count of records went back from %u to %u", n1, n2);
+    return 0;
+}
+
+static void test_a_writer_taken_over_after_publishing_records_nothing_out_of_order(void **state)
+{
+    (void)state;
+    go_on = hit = 0;
+    WD_EXPECT_CHILD(30, child_late_record, NULL);
+}
+
+/* A writer taken over while it measured leaves the steering (the narrow
+ * bar, the last measurement's time, the rate and its reference) as the
+ * writers after it set it. */
+static int child_late_steering(void *arg)
+{
+    uint64_t before[6], after[6];
+    pthread_t th;
+    int k;
+    (void)arg;
+    tsc_init();
+    if (!test_clock_on_counter())
+        WD_SKIP("the clock is the OS clock here: nothing to steer");
+    stop_a_writer_past_the_takeover(&th, STOP_MEASURING, "while it measured");
+    before[0] = tsc__g.narrow, before[1] = tsc__g.last_ns, before[2] = tsc__g.ref_mid;
+    before[3] = tsc__g.ref_ns, before[4] = tsc__g.rate, before[5] = tsc__g.cand;
+    let_the_writer_go_on(th); /* it measures, and returns */
+    after[0] = tsc__g.narrow, after[1] = tsc__g.last_ns, after[2] = tsc__g.ref_mid;
+    after[3] = tsc__g.ref_ns, after[4] = tsc__g.rate, after[5] = tsc__g.cand;
+    fprintf(stderr, "late writer: %d; narrow %llu -> %llu ticks, last_ns %+lld ns\n", stopped_rc,
+            (unsigned long long)before[0], (unsigned long long)after[0],
+            (long long)(after[1] - before[1]));
+    for (k = 0; k < 6; k++)
+        WD_CHECK(after[k] == before[k], "a writer taken over changed steering field %d "
+                 "(narrow, last_ns, ref_mid, ref_ns, rate, cand) from %llu to %llu", k,
+                 (unsigned long long)before[k], (unsigned long long)after[k]);
+    WD_CHECK(stopped_rc == -EAGAIN, "the late writer's resync returned %d, not -EAGAIN",
+             stopped_rc);
+    return 0;
+}
+
+static void test_a_writer_taken_over_while_measuring_leaves_the_steering_alone(void **state)
+{
+    (void)state;
+    go_on = hit = 0;
+    WD_EXPECT_CHILD(30, child_late_steering, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +488,8 @@ int main(void)
         cmocka_unit_test(test_a_jump_out_of_first_use_claims_leaves_no_call_waiting),
         cmocka_unit_test(test_a_short_wait_for_a_held_claim_gives_up_after_10ms),
         cmocka_unit_test(test_a_late_owner_frees_no_later_owners_claim_with_the_same_word),
+        cmocka_unit_test(test_a_writer_taken_over_after_publishing_records_nothing_out_of_order),
+        cmocka_unit_test(test_a_writer_taken_over_while_measuring_leaves_the_steering_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
