@@ -223,11 +223,13 @@ static void test_a_jump_out_between_any_two_steps_of_a_claim_leaves_resyncs_work
     }
 }
 
-/* First use jumps out at step 1 or 3 of the calibration's claim (`first`)
- * or of the clock's (`cw`, taken to set the clock up). A second on (the
- * claim is then stale), tsc_init() succeeds and no call waits any more. */
+/* First use jumps out at step 1 or 3 of the calibration's claim (`first`),
+ * of its publication's (`fw`), or of the clock's (`cw`, taken to set the
+ * clock up). A second on (the claim is then stale), tsc_init() succeeds and
+ * no call waits any more (before, after a jump out of the publication's
+ * claim, tsc_init() returned -EAGAIN and every conversion recalibrated). */
 struct first_case {
-    int clock, step;
+    int clock, step; /* clock: 1 the clock's claim, 0 the calibration's, 2 its publication's */
 };
 
 static uint64_t timed_call(int clock)
@@ -261,24 +263,30 @@ static void jump_out_of_init(const uint32_t *word, int step, const char *what)
 static int child_jump_out_of_first_use(void *arg)
 {
     const struct first_case *c = (const struct first_case *)arg;
-    const char *what = c->clock ? "the clock's claim" : "the calibration's claim";
+    static const char *const whats[3] = {"the calibration's claim", "the clock's claim",
+                                         "the calibration's publication claim"};
+    const char *what = whats[c->clock];
+    const uint32_t *words[3];
     uint64_t took, worst = 0, limit = (uint64_t)(50000000.0 * wd_scale());
     int i, rc;
-    jump_out_of_init(c->clock ? &tsc__g.cw.word : &tsc__g.first.word, c->step, what);
+    words[0] = &tsc__g.first.word;
+    words[1] = &tsc__g.cw.word;
+    words[2] = &tsc__g.fw.word;
+    jump_out_of_init(words[c->clock], c->step, what);
     sleep_ns(1100000000u); /* the claim is stale a second after it was taken */
     wd_stage("tsc_init() after jumping out of %s", what);
     rc = tsc_init();
     WD_CHECK(rc == 0, "tsc_init() returned %d a second after a jump out of %s", rc, what);
     wd_stage("20 calls after jumping out of %s", what);
     for (i = 0; i < 20; i++) {
-        took = timed_call(c->clock);
+        took = timed_call(c->clock == 1);
         worst = took > worst ? took : worst;
     }
     fprintf(stderr, "jump out of step %d of %s: the slowest of 20 %s calls %.3f ms\n", c->step,
-            what, c->clock ? "tsc_now_ns()" : "tsc_ticks_to_ns()", (double)worst * 1e-6);
+            what, c->clock == 1 ? "tsc_now_ns()" : "tsc_ticks_to_ns()", (double)worst * 1e-6);
     WD_CHECK(worst < limit, "after a jump out of step %d of %s a call still takes %.1f ms",
              c->step, what, (double)worst * 1e-6);
-    if (c->clock)
+    if (c->clock == 1)
         WD_CHECK(TSC__LD32(&tsc__g.cseq) != 0, "the clock was never set up after a jump out of %s",
                  what);
     return 0;
@@ -286,7 +294,7 @@ static int child_jump_out_of_first_use(void *arg)
 
 static void test_a_jump_out_of_first_use_claims_leaves_no_call_waiting(void **state)
 {
-    static const struct first_case cases[] = {{0, 1}, {0, 3}, {1, 1}, {1, 3}};
+    static const struct first_case cases[] = {{0, 1}, {0, 3}, {1, 1}, {1, 3}, {2, 1}, {2, 3}};
     unsigned i;
     (void)state;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
