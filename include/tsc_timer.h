@@ -123,8 +123,9 @@
  *   nobody reads, then flips one counter, so a reader interrupted,
  *   preempted or forked at any point always finds a whole copy.
  * - One writer at a time, whatever the scheduler does. A writer stopped
- *   in the middle (preempted, in a debugger) has its claim taken over
- *   after 1 s; its copy is its own (four per latch: in force, being filled,
+ *   in the middle (preempted, in a debugger), at whatever step, has its
+ *   claim taken over after 1 s (a claim is stamped with its time before it
+ *   is taken); its copy is its own (four per latch: in force, being filled,
  *   two spares), and its publication, one CAS from the counter it saw when
  *   it took the claim, fails once the claim was taken over (-EAGAIN).
  * - tsc_now_ns() never goes back, across resyncs (a late one publishes
@@ -510,7 +511,9 @@ TSC__FN uint64_t tsc_now_ns(void);
 /* CLOCK_REALTIME-compatible nanoseconds since 1970: tsc_now_ns() plus the
  * realtime - monotonic offset, re-measured at each resync and changed only
  * where it moved beyond the two measurements' uncertainty (a step of
- * CLOCK_REALTIME), so that noise does not move realtime readings. */
+ * CLOCK_REALTIME), so that noise does not move realtime readings, or where
+ * the new measurement is narrower and inside the kept one's interval (that
+ * one was disturbed): the kept uncertainty only narrows. */
 TSC__FN uint64_t tsc_now_realtime_ns(void);
 /* Measures the clock's offset and rate against the system clock and steers
  * the line towards it (bounded slew, never a step back). Call it about once
@@ -762,7 +765,9 @@ TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_re
 TSC__API void tsc_bench_print(const struct tsc_bench *b, FILE *out);
 /* Writes n benchmarks as one whole document: TSC_BENCH_MARKDOWN (header,
  * rows, rel against the first), TSC_BENCH_CSV (header line, rows) or
- * TSC_BENCH_JSON (an array of objects). 0, or -EINVAL. */
+ * TSC_BENCH_JSON (an array of objects; names written as valid UTF-8, as
+ * the trace's: each byte outside a well-formed sequence becomes U+FFFD).
+ * 0, or -EINVAL. */
 #define TSC_BENCH_MARKDOWN 0
 #define TSC_BENCH_CSV 1
 #define TSC_BENCH_JSON 2
@@ -1178,6 +1183,18 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
 #ifndef TSC_TIMER_TEST_TRUST_HOOK
 #define TSC_TIMER_TEST_TRUST_HOOK(current, available) ((void)0)
 #endif
+/* TSC_TIMER_TEST_CLAIM_HOOK(word, step) runs between the steps of taking
+ * and giving back a claim or a copy (word: its owner word), so a test can
+ * stop or leave its owner at any of them. */
+#ifndef TSC_TIMER_TEST_CLAIM_HOOK
+#define TSC_TIMER_TEST_CLAIM_HOOK(word, step) ((void)0)
+#endif
+/* TSC_TIMER_TEST_REALTIME_HOOK(after) runs before (0) and after (1) each
+ * CLOCK_REALTIME read that measures the realtime offset, so a test can
+ * delay them (a disturbed measurement). */
+#ifndef TSC_TIMER_TEST_REALTIME_HOOK
+#define TSC_TIMER_TEST_REALTIME_HOOK(after) ((void)0)
+#endif
 #ifndef TSC_TIMER_TEST_COUNTER_HOOK /* the clock's counter reads, e.g. made to jump */
 #define TSC_TIMER_TEST_COUNTER_HOOK(t) (t)
 #endif
@@ -1548,15 +1565,19 @@ TSC__FN const char *tsc__method_name(uint64_t src)
 /* Work only one thread may do at a time (a calibration to publish, a
  * publication, the clock's steering), with its owner: `word` holds a
  * generation and the owner's process id, so a child after fork() sees a
- * claim of its parent's as nobody's; `since` (OS ns, 0 just after taking)
- * tells a claim abandoned by siglongjmp or a dead thread: no such work takes
- * a second. */
+ * claim of its parent's as nobody's; `stamp`, the same generation and when
+ * it was taken, tells a claim abandoned by siglongjmp or a dead thread: no
+ * such work takes a second. Both are 32-bit words (no torn reads on 32-bit
+ * targets), and the stamp is written before the owner word (tsc__own): no
+ * owned word is ever without an age. */
 struct tsc__claim {
     uint32_t word;  /* generation << 22 | owner pid; pid 0: free          */
-    uint32_t unused;
-    uint64_t since; /* OS monotonic ns when taken (| 1), 0 just after    */
+    uint32_t stamp; /* generation << 22 | OS time taken (TSC__AGE_*)      */
 };
-#define TSC__STALE_NS UINT64_C(1000000000)
+/* A stamp's time: OS monotonic ns >> 20 (units of ~1.05 ms), 22 bits
+ * (wrapping after 73 min); a second is 954 units. */
+#define TSC__AGE_SHIFT 20
+#define TSC__AGE_1S 954u
 
 /* The frequency, one copy: words of the latch (see tsc__latch_get). */
 #define TSC__F_HZ 0      /* double bits: ticks per second                   */
@@ -1592,12 +1613,12 @@ struct tsc__claim {
  * two spares, so a writer stopped in the middle of its stores (preempted,
  * in a debugger) after its claim was taken over keeps its copy, which no
  * reader uses, while the writers after it publish in the other two. A copy
- * is reserved by its writer (owner word: the claim word; since: when)
- * until its publication succeeds or fails. */
+ * is reserved by its writer (owner word: the claim word; stamp: the claim's
+ * stamp) until its publication succeeds or fails. */
 #define TSC__SLOTS 4
 struct tsc__owners {
-    uint32_t own[TSC__SLOTS];   /* the reserving writer's claim word; 0 free */
-    uint64_t since[TSC__SLOTS]; /* OS ns when reserved; 0 just after         */
+    uint32_t own[TSC__SLOTS]; /* the reserving writer's claim word; pid 0 free */
+    uint32_t tag[TSC__SLOTS]; /* its claim's stamp                             */
 };
 /* The clock's records for stored stamps: (ticks, ns) at every switch point
  * in a ring of 64, and every 64th of them in a second ring. */
@@ -1929,71 +1950,131 @@ TSC__FN uint32_t tsc__seq_next(uint32_t s, uint32_t low);
 #endif
 
 #if TSC__IMPL
-/* A claim taken at `since` (OS ns | 1; 0 just after taking) is a second
- * old. `since` may be a nanosecond ahead of a coarse clock's next reading
- * (Windows' 100 ns, macOS's microseconds): that is a fresh claim. */
-TSC__FN int tsc__claim_stale(uint64_t since)
+/* An owner word (a claim's, or a copy's) comes with a stamp: the same
+ * generation (bits 22-31) and the OS time it was taken (bits 0-21, see
+ * TSC__AGE_SHIFT). The taker writes its stamp before the CAS that takes the
+ * word (a CAS from the stamp it saw, so a taker that loses the race never
+ * replaces the winner's), and again after it: the age of an owned word is
+ * known from before it was taken, whatever step its owner stopped at. A
+ * stamp of another generation (a late writer's store) is replaced by the
+ * time it is first seen. An owner keeps its stamp (*mine) and gives back
+ * only the word with that very stamp, so an owner taken over and late
+ * frees nobody else's (the same word comes back after 1023 generations). */
+TSC__FN uint32_t tsc__stamp_now(uint32_t gen)
 {
-    uint64_t now = tsc__os_ns_safe(0);
-    return since != 0 && now > since && now - since >= TSC__STALE_NS;
+    uint32_t t = TSC__CAST(uint32_t, tsc__os_ns_safe(0) >> TSC__AGE_SHIFT);
+    return (gen & ~TSC__PID_MASK) | (t & TSC__PID_MASK);
 }
 
-/* Takes claim c for this thread: 1 taken (*mine is the word to release);
- * -1 this very thread holds it (a signal handler, or a call from inside
- * the work, re-entered: it must not wait); 0 another live thread of this
- * process holds it. A claim of another process (the parent, before fork)
- * or older than a second (abandoned, or its thread stopped) is taken over,
- * and then the count of the latch it guards (seq, or NULL) advances, so the
- * publication of the writer it was taken from fails: that writer may still
- * be running. Never waits. */
+/* The owner word of stamp st in this process. */
+TSC__FN uint32_t tsc__owner(uint32_t st) { return (st & ~TSC__PID_MASK) | tsc__pid(); }
+
+/* 1 where owned word w (at *word, its stamp at *st) is `limit` stamp units
+ * old or more. A stamp up to a second ahead (a coarse clock: Windows'
+ * 100 ns, macOS's microseconds) is a fresh one. */
+TSC__FN int tsc__stale(const uint32_t *word, uint32_t *st, uint32_t w, uint32_t limit)
+{
+    uint32_t s = TSC__LD32(st), now = tsc__stamp_now(w), age;
+    if ((s ^ w) & ~TSC__PID_MASK) { /* another generation's: aged from now */
+        if (TSC__LD32(word) == w)
+            (void)tsc__cas32(st, s, now);
+        return 0;
+    }
+    age = (now - s) & TSC__PID_MASK;
+    return age >= limit && age <= TSC__PID_MASK - TSC__AGE_1S;
+}
+
+/* Takes *word, seen as w with its stamp seen as s, for stamp `mine`. */
+TSC__FN int tsc__own(uint32_t *word, uint32_t *st, uint32_t w, uint32_t s, uint32_t mine)
+{
+    uint32_t owner = tsc__owner(mine);
+    (void)tsc__cas32(st, s, mine);
+    if (!tsc__cas32(word, w, owner))
+        return 0;
+    TSC_TIMER_TEST_CLAIM_HOOK(word, 1);
+    /* Ours over a losing taker's (the same generation, its time), unless
+     * taken over meanwhile: a late owner never replaces a newer stamp. */
+    s = TSC__LD32(st);
+    if (s != mine && TSC__LD32(word) == owner)
+        (void)tsc__cas32(st, s, mine);
+    TSC_TIMER_TEST_CLAIM_HOOK(word, 2);
+    return 1;
+}
+
+/* Gives *word back where it is still this owner's (stamp mine): free, its
+ * generation kept. */
+TSC__FN void tsc__disown(uint32_t *word, const uint32_t *st, uint32_t mine)
+{
+    uint32_t w = tsc__owner(mine);
+    if (TSC__LD32(word) == w && TSC__LD32(st) == mine) {
+        TSC_TIMER_TEST_CLAIM_HOOK(word, 4);
+        (void)tsc__cas32(word, w, w & ~TSC__PID_MASK);
+    }
+}
+
+/* Takes claim c for this thread: 1 taken (*mine is its stamp, to release
+ * it with); -1 this very thread holds it (a signal handler, or a call from
+ * inside the work, re-entered: it must not wait); 0 another live thread of
+ * this process holds it. A claim of another process (the parent, before
+ * fork) or older than a second (abandoned, or its thread stopped) is taken
+ * over, and then the count of the latch it guards (seq, or NULL) advances,
+ * so the publication of the writer it was taken from fails: that writer
+ * may still be running. Never waits. */
 TSC__FN int tsc__claim_try(struct tsc__claim *c, uint32_t bit, uint32_t *mine, uint32_t *seq)
 {
-    uint32_t me = tsc__pid(), w, next;
-    uint64_t since;
+    uint32_t me = tsc__pid(), w, st, g, stamp;
     *mine = 0;
     for (;;) {
         w = TSC__LD32(&c->word);
-        if ((w & TSC__PID_MASK) == me) {
-            since = TSC__LD64(&c->since);
-            if (!tsc__claim_stale(since))
-                return (tsc__tls & bit) ? -1 : 0;
-        }
-        next = ((w >> 22) + 1u) << 22 | me;
-        if (tsc__cas32(&c->word, w, next)) {
+        st = TSC__LD32(&c->stamp);
+        if ((w & TSC__PID_MASK) == me && !tsc__stale(&c->word, &c->stamp, w, TSC__AGE_1S))
+            return (tsc__tls & bit) ? -1 : 0;
+        g = ((w >> 22) + 1u) & 0x3FFu; /* never 0: a zero stamp is nobody's */
+        stamp = tsc__stamp_now((g ? g : 1u) << 22);
+        if (tsc__own(&c->word, &c->stamp, w, st, stamp)) {
             uint32_t s;
+            *mine = stamp;
             if ((w & TSC__PID_MASK) != 0 && seq) /* taken over: its writer's count is gone */
                 do
                     s = TSC__LD32(seq);
                 while (s != 0 && !tsc__cas32(seq, s, tsc__seq_next(s, s & 0x8000000Fu)));
-            TSC__ST64(&c->since, tsc__os_ns_safe(0) | 1u);
+            TSC_TIMER_TEST_CLAIM_HOOK(&c->word, 3);
             tsc__tls |= bit;
-            *mine = next;
             return 1;
         }
     }
 }
 
+/* 1 while claim c is still the one stamped mine (not taken over): a
+ * writer checks it before it writes what is not published through the
+ * latch (the clock's steering, its records), so a writer taken over while
+ * it measured writes none of it. */
+TSC__FN int tsc__claim_held(const struct tsc__claim *c, uint32_t mine)
+{
+    return TSC__LD32(&c->word) == tsc__owner(mine) && TSC__LD32(&c->stamp) == mine;
+}
+
 TSC__FN void tsc__claim_release(struct tsc__claim *c, uint32_t bit, uint32_t mine)
 {
     tsc__tls &= ~bit;
-    if (TSC__LD32(&c->word) == mine) {
-        TSC__ST64(&c->since, 0);
-        tsc__cas32(&c->word, mine, mine & ~TSC__PID_MASK);
-    }
+    tsc__disown(&c->word, &c->stamp, mine);
 }
 
+#define TSC__SHORT_NS UINT64_C(10000000)
 /* As tsc__claim_try, but waits out another thread's short hold (a
- * publication: a few dozen stores) for up to ~10 ms. 1 taken, else 0. */
+ * publication: a few dozen stores) for 10 ms at most, by the OS clock. 1
+ * taken, else 0. */
 TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine, uint32_t *seq)
 {
-    long spins;
-    int r;
-    for (spins = 0; spins < 200000; spins++) {
+    uint64_t t0 = tsc__os_ns_safe(0);
+    int r, spins;
+    do {
         r = tsc__claim_try(c, bit, mine, seq);
         if (r != 0)
             return r > 0;
-        tsc__pause();
-    }
+        for (spins = 0; spins < 1000; spins++)
+            tsc__pause();
+    } while (tsc__os_ns_safe(0) - t0 < TSC__SHORT_NS);
     return 0;
 }
 
@@ -2005,8 +2086,7 @@ TSC__FN int tsc__claim_short(struct tsc__claim *c, uint32_t bit, uint32_t *mine,
 TSC__FN uint32_t tsc__inside(void)
 {
     struct tsc__claim *c[3];
-    uint64_t since;
-    uint32_t bit;
+    uint32_t bit, w;
     int i;
     c[0] = &tsc__g.first; /* TSC__TLS_FIRST */
     c[1] = &tsc__g.fw;    /* TSC__TLS_FW    */
@@ -2015,8 +2095,8 @@ TSC__FN uint32_t tsc__inside(void)
         bit = 1u << i;
         if (!(tsc__tls & bit))
             continue;
-        since = TSC__LD64(&c[i]->since);
-        if ((TSC__LD32(&c[i]->word) & TSC__PID_MASK) != tsc__pid() || tsc__claim_stale(since))
+        w = TSC__LD32(&c[i]->word);
+        if ((w & TSC__PID_MASK) != tsc__pid() || tsc__stale(&c[i]->word, &c[i]->stamp, w, TSC__AGE_1S))
             tsc__tls &= ~bit;
     }
     return tsc__tls;
@@ -2071,36 +2151,32 @@ TSC__FN int tsc__latch_in_use(uint32_t s, uint32_t i)
     return s != 0 && (i == TSC__SEQ_LIVE(s) || ((s & TSC__PENDING) && i == TSC__SEQ_PENDING_COPY(s)));
 }
 
-/* Reserves a copy of latch *seq for the writer holding claim word `mine`,
- * which took its claim at OS time `now` (ns): one readers do not use, not
- * reserved, except by a writer of another process (the parent, before
- * fork) or, where nothing else is free, more than 10 s before (a thread
- * that died in the middle of its stores). Only its reserver can make a copy
- * the one in force, so once reserved and seen not in use, it stays unused
- * by readers. No system call: it runs inside the publication's 25 us. The
- * copy number, or -1 (none free). */
-TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine,
-                               uint64_t now)
+/* Reserves a copy of latch *seq for the writer holding the claim stamped
+ * `mine`: one readers do not use, not reserved, except by a writer of
+ * another process (the parent, before fork) or, where nothing else is
+ * free, more than 10 s before (a thread that died in the middle of its
+ * stores). Only its reserver can make a copy the one in force, so once
+ * reserved and seen not in use, it stays unused by readers. A system call
+ * (the time) only where nothing is free. The copy number, or -1 (none
+ * free). */
+TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint32_t mine)
 {
-    uint32_t me = tsc__pid(), w, i, pass;
-    uint64_t since;
+    uint32_t me = tsc__pid(), w, st, i, pass;
     for (pass = 0; pass < 2; pass++)
         for (i = 0; i < TSC__SLOTS; i++) {
             if (tsc__latch_in_use(TSC__LD32(seq), i))
                 continue;
             w = TSC__LD32(&o->own[i]);
-            if (w != 0 && (w & TSC__PID_MASK) == me) {
-                since = TSC__LD64(&o->since[i]);
-                if (pass == 0 || since == 0 || now < since || now - since < 10 * TSC__STALE_NS)
-                    continue;
-            }
-            if (!tsc__cas32(&o->own[i], w, mine))
+            st = TSC__LD32(&o->tag[i]);
+            if ((w & TSC__PID_MASK) == me &&
+                (pass == 0 || !tsc__stale(&o->own[i], &o->tag[i], w, 10 * TSC__AGE_1S)))
+                continue;
+            if (!tsc__own(&o->own[i], &o->tag[i], w, st, mine))
                 continue;
             if (tsc__latch_in_use(TSC__LD32(seq), i)) { /* published just before */
-                tsc__cas32(&o->own[i], mine, 0);
+                tsc__disown(&o->own[i], &o->tag[i], mine);
                 continue;
             }
-            TSC__ST64(&o->since[i], now | 1u);
             return TSC__CAST(int, i);
         }
     return -1;
@@ -2109,10 +2185,7 @@ TSC__FN int tsc__latch_reserve(const uint32_t *seq, struct tsc__owners *o, uint3
 /* Gives copy i back, unless another writer reclaimed it meanwhile. */
 TSC__FN void tsc__latch_unreserve(struct tsc__owners *o, int i, uint32_t mine)
 {
-    if (TSC__LD32(&o->own[i]) == mine) {
-        TSC__ST64(&o->since[i], 0);
-        tsc__cas32(&o->own[i], mine, 0);
-    }
+    tsc__disown(&o->own[i], &o->tag[i], mine);
 }
 #endif
 
@@ -2145,16 +2218,14 @@ TSC__FN void tsc__latch_fill(uint64_t *copies, int stride, int i, const uint64_t
 }
 
 /* Publishes v (`words` words) as the holder of the latch's writer claim
- * (claim word mine, taken at OS time `since`), who saw the counter at s0
- * when it took the claim:
+ * (stamped mine), who saw the counter at s0 when it took the claim:
  * fills a reserved copy, then makes it the one in force with one CAS from
  * s0, which fails where the claim was taken over meanwhile (the counter
  * advanced). 0, or -EAGAIN (nothing changed for readers). */
 TSC__FN int tsc__latch_put(uint32_t *seq, struct tsc__owners *o, uint64_t *copies, int stride,
-                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine,
-                           uint64_t since)
+                           int words, const uint64_t *v, int what, uint32_t s0, uint32_t mine)
 {
-    int i = tsc__latch_reserve(seq, o, mine, since), ok;
+    int i = tsc__latch_reserve(seq, o, mine), ok;
     if (i < 0)
         return -EAGAIN;
     TSC__WRITE_FENCE(); /* the counter we saw is ordered before our stores */
@@ -3268,7 +3339,7 @@ TSC__FN int tsc__freq_publish(const uint64_t v[TSC__F_WORDS], int only_if_first)
     s0 = TSC__LD32(&tsc__g.fseq);
     if (!only_if_first || s0 == 0)
         done = tsc__latch_put(&tsc__g.fseq, &tsc__g.fown, &tsc__g.f[0][0], TSC__F_STRIDE,
-                              TSC__F_WORDS, v, 0, s0, mine, TSC__LD64(&tsc__g.fw.since)) == 0 ? 1 : -EAGAIN;
+                              TSC__F_WORDS, v, 0, s0, mine) == 0 ? 1 : -EAGAIN;
     tsc__claim_release(&tsc__g.fw, TSC__TLS_FW, mine);
     return done;
 }
@@ -4077,10 +4148,14 @@ TSC__FN void tsc__clock_make(uint64_t *v, uint64_t base_ticks, uint64_t base_ns,
 }
 
 /* Appends the record (t, ns) of a new line's start, as the holder of the
- * `cw` claim: the slot first, then the count (readers re-check it). */
-TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
+ * `cw` claim (stamped mine): the slot first, then the count (readers
+ * re-check it). Nothing where the claim was taken over since the line was
+ * published: the writers after it recorded newer lines. */
+TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns, uint32_t mine)
 {
     uint32_t n = TSC__RLX32(&tsc__g.hcount);
+    if (!tsc__claim_held(&tsc__g.cw, mine))
+        return;
     TSC__WRITE_FENCE(); /* the count we saw is ordered before the slots */
     TSC__ST64(&tsc__g.hist[0][n % TSC__HIST][0], t);
     TSC__ST64(&tsc__g.hist[0][n % TSC__HIST][1], ns);
@@ -4088,7 +4163,7 @@ TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns)
         TSC__ST64(&tsc__g.hist[1][n / TSC__HIST % TSC__HIST][0], t);
         TSC__ST64(&tsc__g.hist[1][n / TSC__HIST % TSC__HIST][1], ns);
     }
-    TSC__ST32(&tsc__g.hcount, n + 1);
+    (void)tsc__cas32(&tsc__g.hcount, n, n + 1); /* never back */
 }
 #endif
 
@@ -4112,7 +4187,9 @@ TSC__FN uint64_t tsc__os_real_offset(int n, uint64_t *width)
     int i;
     for (i = 0; i < n; i++) {
         m0 = tsc__os_ns(0);
+        TSC_TIMER_TEST_REALTIME_HOOK(0);
         r = tsc__os_ns(1);
+        TSC_TIMER_TEST_REALTIME_HOOK(1);
         m1 = tsc__os_ns(0);
         if (m1 - m0 < narrow) {
             narrow = m1 - m0;
@@ -4144,9 +4221,12 @@ TSC__FN uint64_t tsc__clock_sample(uint64_t *mid, uint64_t *mono, uint64_t *real
  * latch still empty: a fresh reading, the calibrated frequency, no slew. */
 TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
 {
-    uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0;
+    uint64_t v[TSC__L_WORDS], mid = 0, mono = 0, off = 0, w;
     double mul = TSC__CAST(double, ns_per_tick[0]) + TSC__CAST(double, ns_per_tick[1]) / TSC__2P64;
-    tsc__g.narrow = tsc__clock_sample(&mid, &mono, &off, &v[TSC__L_REALW]);
+    w = tsc__clock_sample(&mid, &mono, &off, &v[TSC__L_REALW]);
+    if (!tsc__claim_held(&tsc__g.cw, mine))
+        return; /* taken over while measuring: the steering is another's */
+    tsc__g.narrow = w;
     tsc__g.ref_mid = mid;
     tsc__g.ref_ns = tsc__g.last_ns = mono;
     tsc__g.rate = tsc__dbits(mul);
@@ -4159,8 +4239,8 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
     v[TSC__L_MONO] = mono;
     v[TSC__L_CAP] = UINT64_MAX;
     if (tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS, v,
-                       1, 0, mine, TSC__LD64(&tsc__g.cw.since)) == 0)
-        tsc__clock_record(mid, mono);
+                       1, 0, mine) == 0)
+        tsc__clock_record(mid, mono, mine);
 }
 
 /* The clock reads the OS clock: the counter is the OS clock, or the
@@ -4493,13 +4573,13 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
     }
     tsc__latch_unreserve(&tsc__g.cown, i, mine);
     if (rc == 0)
-        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1]);
+        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1], mine);
     return rc;
 }
 
 TSC__API int tsc_clock_resync(void)
 {
-    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw;
+    uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw, d;
     double rate, h;
     uint32_t mine, s0;
     int i, slot, rc = -EAGAIN;
@@ -4519,7 +4599,10 @@ TSC__API int tsc_clock_resync(void)
     /* 1. Measured with readers running: only a clean, narrow bracket counts. */
     for (i = 0; i < 4 && w > 2 * tsc__g.narrow + 64; i++)
         w = tsc__clock_sample(&mid, &mono, &off, &offw);
-    if (w > 2 * tsc__g.narrow + 64) {
+    if (!tsc__claim_held(&tsc__g.cw, mine)) {
+        /* Taken over while measuring (stopped for a second): the steering
+         * below is the writers' after it now. */
+    } else if (w > 2 * tsc__g.narrow + 64) {
         /* Widen the bar a little, so a machine that stays slower (a VM
          * moved to another host) is accepted again after a few tries. */
         tsc__g.narrow += tsc__g.narrow / 8 + 1;
@@ -4535,7 +4618,7 @@ TSC__API int tsc_clock_resync(void)
          * finds it in the caches and TLBs (under emulation a page walk is
          * microseconds of the 25 us it has); the line in force, once its
          * own switch point has passed. */
-        slot = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine, TSC__LD64(&tsc__g.cw.since));
+        slot = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine);
         if (slot < 0) {
             tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
             return -EAGAIN;
@@ -4557,9 +4640,12 @@ TSC__API int tsc_clock_resync(void)
         /* The realtime offset changes only where CLOCK_REALTIME is stepped
          * (NTP slews both clocks alike): a measurement whose interval
          * (offset +- half its bracket) meets the last one's keeps the last,
-         * so realtime readings do not move by the measurements' noise. */
+         * so realtime readings do not move by the measurements' noise;
+         * except a narrower one inside it (the last one was disturbed): the
+         * kept interval only narrows. */
         rw = (offw + v[TSC__L_REALW]) / 2;
-        if (off - v[TSC__L_REAL] + rw > 2 * rw) {
+        d = TSC__CAST(int64_t, off - v[TSC__L_REAL]) < 0 ? v[TSC__L_REAL] - off : off - v[TSC__L_REAL];
+        if (d > rw || (offw < v[TSC__L_REALW] && 2 * d + offw <= v[TSC__L_REALW])) {
             v[TSC__L_REAL] = off;
             v[TSC__L_REALW] = offw;
         }
@@ -5332,21 +5418,70 @@ TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_re
     return 0;
 }
 
-/* A name for CSV or JSON: quotes and backslashes escaped, control
- * characters dropped. */
-TSC__FN void tsc__put_escaped(FILE *out, const char *s, int json)
+/* A name for CSV: quotes doubled, control characters dropped. */
+TSC__FN void tsc__put_escaped(FILE *out, const char *s)
 {
     for (; *s; s++) {
         if (TSC__CAST(unsigned char, *s) < 0x20)
             continue;
         if (*s == '"')
-            fputs(json ? "\\\"" : "\"\"", out);
-        else if (*s == '\\' && json)
-            fputs("\\\\", out);
+            fputs("\"\"", out);
         else
             fputc(*s, out);
     }
 }
+
+/* Bytes of the well-formed UTF-8 sequence at s (Unicode's table 3-7), 0
+ * where there is none. Reads no byte past a NUL: each byte it reads
+ * after the first follows a continuation byte. */
+TSC__FN int tsc__utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    int n, k;
+    if (c < 0x80)
+        return 1;
+    if (c < 0xC2 || c > 0xF4) /* a continuation byte, an overlong 2-byte lead, > U+10FFFF */
+        return 0;
+    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (c == 0xE0 || c == 0xF0)
+        lo = c == 0xE0 ? 0xA0 : 0x90; /* overlong forms */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF4)
+        hi = 0x8F; /* beyond U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* A JSON string, the one writer of the bench, trace and zones files:
+ * quotes and backslashes escaped, control characters as \u00XX,
+ * well-formed UTF-8 as it is, every other byte as U+FFFD (strict parsers
+ * refuse a file that is not UTF-8). */
+TSC__FN void tsc__json_str(FILE *out, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = TSC__RCAST(const unsigned char *, str);
+    unsigned c;
+    int len;
+    fputc('"', out);
+    for (; (c = *s) != 0; s += len ? len : 1) {
+        len = tsc__utf8_len(s);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", TSC__CAST(int, c));
+        else if (c < 0x20)
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
+        else if (len == 0)
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD */
+        else
+            fwrite(s, 1, TSC__CAST(size_t, len), out);
+    }
+    fputc('"', out);
+}
+
 
 TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, double base)
 {
@@ -5360,24 +5495,24 @@ TSC__FN void tsc__bench_row(const struct tsc_bench *b, FILE *out, int format, do
     }
     if (format == TSC_BENCH_CSV) {
         fputc('"', out);
-        tsc__put_escaped(out, name, 0);
+        tsc__put_escaped(out, name);
         fprintf(out, "\",%.6g,%.6g,%.3f,%.6g,%.6g,%" PRIu64 ",%" PRIu64 ",%.6f,%d,\"",
                 r.ns_per_op, r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct,
                 r.ticks_per_op, r.min_ticks_per_op, r.ops, r.batches, r.seconds, r.unstable);
-        tsc__put_escaped(out, r.reason, 0);
+        tsc__put_escaped(out, r.reason);
         fputs("\"\n", out);
     } else if (format == TSC_BENCH_JSON) {
-        fputs("{\"name\": \"", out);
-        tsc__put_escaped(out, name, 1);
-        fprintf(out, "\", \"ns_per_op\": %.6g, \"op_per_s\": %.6g, \"err_pct\": %.3f, "
+        fputs("{\"name\": ", out);
+        tsc__json_str(out, name);
+        fprintf(out, ", \"ns_per_op\": %.6g, \"op_per_s\": %.6g, \"err_pct\": %.3f, "
                 "\"ticks_per_op\": %.6g, \"min_ticks_per_op\": %.6g, \"raw_ticks_per_op\": %.6g, "
                 "\"loop_ticks_per_op\": %.6g, \"ops\": %" PRIu64 ", \"batches\": %" PRIu64
-                ", \"seconds\": %.6f, \"unstable\": %s, \"reason\": \"",
+                ", \"seconds\": %.6f, \"unstable\": %s, \"reason\": ",
                 r.ns_per_op, r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct,
                 r.ticks_per_op, r.min_ticks_per_op, r.raw_ticks_per_op, r.loop_ticks_per_op, r.ops,
                 r.batches, r.seconds, r.unstable ? "true" : "false");
-        tsc__put_escaped(out, r.reason, 1);
-        fputs("\"}", out);
+        tsc__json_str(out, r.reason);
+        fputs("}", out);
     } else {
         fprintf(out, "| %10.3f | %14.0f | %5.1f%% | %9.2f | ", r.ns_per_op,
                 r.ns_per_op > 0 ? 1e9 / r.ns_per_op : 0.0, r.err_pct, r.ticks_per_op);
@@ -5523,56 +5658,6 @@ TSC__API int tsc_trace_add(struct tsc_trace *t, const char *name, uint64_t start
 
 TSC__API uint64_t tsc_trace_dropped(const struct tsc_trace *t) { return t ? t->dropped : 0; }
 
-/* Bytes of the well-formed UTF-8 sequence at s (Unicode's table 3-7), 0
- * where there is none. Reads no byte past a NUL: each byte it reads
- * after the first follows a continuation byte. */
-TSC__FN int tsc__utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0], lo = 0x80, hi = 0xBF;
-    int n, k;
-    if (c < 0x80)
-        return 1;
-    if (c < 0xC2 || c > 0xF4) /* a continuation byte, an overlong 2-byte lead, > U+10FFFF */
-        return 0;
-    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    if (c == 0xE0 || c == 0xF0)
-        lo = c == 0xE0 ? 0xA0 : 0x90; /* overlong forms */
-    else if (c == 0xED)
-        hi = 0x9F; /* surrogates */
-    else if (c == 0xF4)
-        hi = 0x8F; /* beyond U+10FFFF */
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (k = 2; k < n; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return n;
-}
-
-/* A JSON string: quotes and backslashes escaped, control characters as
- * \u00XX, well-formed UTF-8 as it is, every other byte as U+FFFD (strict
- * parsers refuse a file that is not UTF-8). */
-TSC__FN void tsc__trace_put_str(FILE *out, const char *str)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = TSC__RCAST(const unsigned char *, str);
-    unsigned c;
-    int len;
-    fputc('"', out);
-    for (; (c = *s) != 0; s += len ? len : 1) {
-        len = tsc__utf8_len(s);
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", TSC__CAST(int, c));
-        else if (c < 0x20)
-            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15u]);
-        else if (len == 0)
-            fputs("\xEF\xBF\xBD", out); /* U+FFFD */
-        else
-            fwrite(s, 1, TSC__CAST(size_t, len), out);
-    }
-    fputc('"', out);
-}
-
 /* Nanoseconds as microseconds with three decimals, from the integer. */
 TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
 {
@@ -5590,7 +5675,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
     fprintf(out, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,\"args\":{\"name\":",
             tid > 1 ? ",\n" : "\n", pid, tid);
     if (t->thread_name)
-        tsc__trace_put_str(out, t->thread_name);
+        tsc__json_str(out, t->thread_name);
     else
         fprintf(out, "\"thread %d\"", tid);
     fprintf(out, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
@@ -5614,7 +5699,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
             te = ts;
         prev = ts;
         fputs(",\n{\"name\":", out);
-        tsc__trace_put_str(out, e->name ? e->name : "(null)");
+        tsc__json_str(out, e->name ? e->name : "(null)");
         fputs(",\"ph\":\"X\",\"ts\":", out);
         tsc__trace_put_us(out, ts);
         fputs(",\"dur\":", out);
@@ -6306,14 +6391,14 @@ TSC__API int tsc_zones_write(FILE *out, int format)
                     tsc__zns(r->p50), tsc__zns(r->p99), tsc__zns(r->max), r->threads);
         } else if (format == TSC_BENCH_CSV) {
             fputc('"', out);
-            tsc__put_escaped(out, r->name, 0);
+            tsc__put_escaped(out, r->name);
             fprintf(out, "\",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
                     r->calls, tsc__zpct(r->self, &s), tsc__zns(r->self), tsc__zns(r->total),
                     tsc__zns(r->min), tsc__zns(r->all / r->calls), tsc__zns(r->p50),
                     tsc__zns(r->p99), tsc__zns(r->max), r->threads);
         } else {
             fputs(i ? ",\n {\"name\": " : "\n {\"name\": ", out);
-            tsc__trace_put_str(out, r->name);
+            tsc__json_str(out, r->name);
             fprintf(out, ", \"calls\": %" PRIu64 ", \"self_pct\": %.3f, \"self_ns\": %" PRIu64 ", "
                     "\"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"mean_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", "
                     "\"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ", \"threads\": %" PRIu32 "}",

@@ -19,6 +19,10 @@ tsc_test(test_robust SOURCES test_robust.c IMPL_INSIDE)
 # claims and copies abandoned by threads that died (fresh children).
 tsc_test(test_writer SOURCES test_writer.c IMPL_INSIDE)
 
+# No owned claim without an age: owners stopped, or jumped out, between any
+# two steps of taking or giving back a claim (fresh children).
+tsc_test(test_claims SOURCES test_claims.c IMPL_INSIDE)
+
 # The trust verdict for simulated CPUs and kernels (fresh children).
 tsc_test(test_trust SOURCES test_trust.c IMPL_INSIDE)
 

@@ -391,6 +391,67 @@ static void test_writers_produce_markdown_csv_and_json(void **state)
            "the first row (%.3f ns/op) is not the relative base:\n%s", ra.ns_per_op, buf);
 }
 
+/* 1 where s is well-formed UTF-8 (Unicode's table 3-7: no overlong
+ * forms, no surrogates, nothing beyond U+10FFFF). */
+static int utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        unsigned c = *s++, n = c < 0x80 ? 0 : c >= 0xC2 && c < 0xE0 ? 1 : c >= 0xE0 && c < 0xF0 ? 2
+                              : c >= 0xF0 && c < 0xF5 ? 3 : 9;
+        unsigned long cp = n == 0 ? c : c & (0x3Fu >> n);
+        unsigned k;
+        if (n == 9)
+            return 0;
+        for (k = 0; k < n; k++, s++) {
+            if ((*s & 0xC0) != 0x80)
+                return 0;
+            cp = cp << 6 | (*s & 0x3Fu);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) ||
+            (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Names that are not UTF-8 are written as JSON all the same, as the trace
+ * and zones writers write them: each byte outside a well-formed sequence
+ * as U+FFFD, well-formed sequences as they are, control characters
+ * escaped. */
+static void test_json_rows_are_utf8_whatever_the_names_hold(void **state)
+{
+    static struct tsc_bench b[5];
+    static const char *const names[5] = {
+        "caf\xe9",               /* Latin-1 */
+        "\xC0\xAF slash",         /* an overlong '/' */
+        "\xED\xA0\x80 surrogate", /* U+D800 */
+        "smile \xF0\x9F\x98\x80", /* U+1F600: kept */
+        "tab\there\x01",          /* control characters */
+    };
+    static char buf[8192];
+    const struct tsc_bench *list[5];
+    const char *p;
+    int i, objects = 0;
+    (void)state;
+    for (i = 0; i < 5; i++) {
+        EXPECT(tsc_bench_init(&b[i], names[i]) == 0, "tsc_bench_init(%d)", i);
+        list[i] = &b[i];
+    }
+    capture(list, 5, TSC_BENCH_JSON, buf, sizeof buf);
+    EXPECT(utf8_ok((const unsigned char *)buf), "the JSON is not UTF-8:\n%s", buf);
+    p = js_value(buf, &objects);
+    EXPECT(p && *js_ws(p) == '\0' && objects == 5, "not JSON with 5 objects:\n%s", buf);
+    EXPECT(strstr(buf, "\"name\": \"caf\xEF\xBF\xBD\"") != NULL, "caf\\xe9 not as caf U+FFFD:\n%s", buf);
+    EXPECT(strstr(buf, "\"name\": \"\xEF\xBF\xBD\xEF\xBF\xBD slash\"") != NULL,
+           "an overlong form not as two U+FFFD:\n%s", buf);
+    EXPECT(strstr(buf, "\"name\": \"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD surrogate\"") != NULL,
+           "a surrogate not as three U+FFFD:\n%s", buf);
+    EXPECT(strstr(buf, "\"name\": \"smile \xF0\x9F\x98\x80\"") != NULL,
+           "a well-formed character was not kept:\n%s", buf);
+    EXPECT(strstr(buf, "\"name\": \"tab\\u0009here\\u0001\"") != NULL,
+           "control characters not escaped:\n%s", buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_break_in_the_first_batch_reports_why),
         cmocka_unit_test(test_budget_out_while_sizing_reports_why),
         cmocka_unit_test(test_writers_produce_markdown_csv_and_json),
+        cmocka_unit_test(test_json_rows_are_utf8_whatever_the_names_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

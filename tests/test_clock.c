@@ -389,7 +389,7 @@ static void shift(int64_t line, int64_t real)
     }
     v[TSC__L_REAL] += (uint64_t)real;
     EXPECT(tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS,
-                          v, 1, s0, mine, tsc__g.cw.since) == 0, "the shifted line is published");
+                          v, 1, s0, mine) == 0, "the shifted line is published");
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
 }
 

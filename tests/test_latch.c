@@ -76,7 +76,7 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
     struct reader r[READERS];
     uint64_t v[WORDS], gen, t0 = now_ns();
     long reads = 0, torn = 0, back = 0, failed = 0;
-    uint32_t mine = (1u << 22) | tsc__pid(); /* a writer's claim word */
+    uint32_t mine = tsc__stamp_now(1u << 22); /* a writer's claim stamp */
     int i;
     (void)state;
     memset(r, 0, sizeof r);
@@ -89,7 +89,7 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
         for (i = 0; i < WORDS; i++)
             v[i] = word(gen, i);
         failed += tsc__latch_put(&seq, &owners, &copies[0][0], STRIDE, WORDS, v, 0,
-                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine, 1) != 0;
+                                 __atomic_load_n(&seq, __ATOMIC_ACQUIRE), mine) != 0;
         if (gen % 1024 == 0)
             sched_yield();
     }
@@ -108,10 +108,53 @@ static void test_latch_hands_readers_whole_copies_never_older_ones(void **state)
     EXPECT(back == 0, "%ld of %ld reads got a copy older than one read before", back, reads);
 }
 
+/* A stamp of generation gen, `ago` stamp units old. */
+static uint32_t stamp_ago(uint32_t gen, uint32_t ago)
+{
+    uint32_t st = tsc__stamp_now(gen << 22);
+    return (st & ~TSC__PID_MASK) | ((st - ago) & TSC__PID_MASK);
+}
+
+/* Copies reserved by writers that stopped (or died) are reclaimed only where
+ * nothing else is free, once they are 10 s old, whatever step of the
+ * reservation the writer stopped at: its stamp is written before the owner
+ * word, so a reserved copy always has an age. A copy whose stamp is
+ * another generation's (a late writer's store) is aged from the moment it
+ * is seen. */
+static void test_copies_of_stopped_writers_are_reclaimed_after_10s_when_none_is_free(void **state)
+{
+    struct tsc__owners o;
+    uint32_t s = 0x10u, mine = stamp_ago(9, 0), i; /* copy 0 in force */
+    int got;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    for (i = 1; i < TSC__SLOTS; i++) { /* reserved 1 s ago: not to be taken */
+        o.tag[i] = stamp_ago(i, TSC__AGE_1S);
+        o.own[i] = tsc__owner(o.tag[i]);
+    }
+    got = tsc__latch_reserve(&s, &o, mine);
+    EXPECT(got == -1, "copy %d, reserved 1 s ago by a live writer, was taken", got);
+    o.tag[2] = stamp_ago(2, 11 * TSC__AGE_1S); /* stopped 11 s ago */
+    got = tsc__latch_reserve(&s, &o, mine);
+    EXPECT(got == 2, "a copy reserved 11 s ago was not reclaimed (got %d)", got);
+    EXPECT(o.own[2] == tsc__owner(mine) && o.tag[2] == mine,
+           "the reclaimed copy's owner word and stamp are not the new writer's");
+    tsc__latch_unreserve(&o, 2, mine);
+    EXPECT((o.own[2] & TSC__PID_MASK) == 0, "the copy was not given back");
+    o.tag[2] = o.own[2] = 0;
+    o.own[3] = tsc__owner(stamp_ago(3, 0));
+    o.tag[3] = stamp_ago(5, 11 * TSC__AGE_1S); /* another generation's stamp */
+    o.own[2] = tsc__owner(o.tag[1]), o.tag[2] = o.tag[1];
+    got = tsc__latch_reserve(&s, &o, mine);
+    EXPECT(got == -1, "a copy whose stamp is another generation's was taken at once (%d)", got);
+    EXPECT(o.tag[3] >> 22 == 3, "the copy with another generation's stamp was not given an age");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_latch_hands_readers_whole_copies_never_older_ones),
+        cmocka_unit_test(test_copies_of_stopped_writers_are_reclaimed_after_10s_when_none_is_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,9 +19,11 @@
 void robust_cpuid_hook(uint32_t leaf, uint32_t *r);
 void robust_calibrating_hook(void);
 void robust_publish_hook(int what);
+void robust_realtime_hook(int after);
 #define TSC_TIMER_TEST_CPUID_HOOK(leaf, r) robust_cpuid_hook((uint32_t)(leaf), (r))
 #define TSC_TIMER_TEST_CALIBRATING_HOOK() robust_calibrating_hook()
 #define TSC_TIMER_TEST_PUBLISH_HOOK(what) robust_publish_hook((int)(what))
+#define TSC_TIMER_TEST_REALTIME_HOOK(after) robust_realtime_hook(after)
 
 #include "tsc_test.h"
 #include "watchdog.h"
@@ -1100,6 +1102,100 @@ static void test_siglongjmp_out_of_a_clock_publish_leaves_a_usable_clock(void **
     WD_EXPECT_CHILD(CHILD_SECONDS, child_longjmp_out_of_publish, NULL);
 }
 
+/* --- 15. a realtime offset measured while disturbed --------------------- */
+
+/* While set, each CLOCK_REALTIME read of the offset's measurement comes
+ * 150 us late and is followed by 50 us more, as on a machine that
+ * preempts there: the offset is measured 50 us high, in a 200 us bracket. */
+static int real_disturbed, real_delays;
+
+static void spin_ns(uint64_t ns)
+{
+    uint64_t end = os_ns(CLOCK_MONOTONIC) + ns;
+    while (os_ns(CLOCK_MONOTONIC) < end)
+        ;
+}
+
+void robust_realtime_hook(int after)
+{
+    if (!__atomic_load_n(&real_disturbed, __ATOMIC_ACQUIRE))
+        return;
+    __atomic_fetch_add(&real_delays, 1, __ATOMIC_RELAXED);
+    spin_ns(after ? 50000 : 150000);
+}
+
+/* tsc_now_realtime_ns() - CLOCK_REALTIME (the middle of its bracket), the
+ * closest of 5 tries, and that bracket's width. */
+static int64_t realtime_error(uint64_t *width)
+{
+    int64_t best = INT64_MAX, e;
+    uint64_t a, c, b;
+    int i;
+    for (i = 0; i < 5; i++) {
+        a = os_ns(CLOCK_REALTIME);
+        c = tsc_now_realtime_ns();
+        b = os_ns(CLOCK_REALTIME);
+        e = (int64_t)(c - a) - (int64_t)((b - a) / 2);
+        if (llabs(e) < llabs(best)) {
+            best = e;
+            *width = b - a;
+        }
+    }
+    return best;
+}
+
+static int child_realtime_offset_narrows(void *arg)
+{
+    uint64_t v[TSC__L_WORDS], w, w0, w1;
+    int64_t e0, e1, tol;
+    int i, ok = 0;
+    (void)arg;
+    wd_stage("tsc_init() with every CLOCK_REALTIME read of the offset delayed");
+    set_flag(&real_disturbed);
+    WD_CHECK(tsc_init() == 0, "tsc_init() failed");
+    (void)tsc_now_realtime_ns(); /* the clock is set up here at the latest */
+    __atomic_store_n(&real_disturbed, 0, __ATOMIC_RELEASE);
+    if (!test_clock_on_counter())
+        WD_SKIP("the clock is the OS clock here: no realtime offset of its own");
+    WD_CHECK(real_delays > 0, "the realtime hook was never reached");
+    tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS);
+    w0 = v[TSC__L_REALW];
+    e0 = realtime_error(&w);
+    WD_CHECK(e0 > 25000, "the disturbed set-up left the realtime reading only %lld ns off "
+             "(expected ~+50 us): the disturbance did not take", (long long)e0);
+    wd_stage("40 clean resyncs, 10 ms apart");
+    for (i = 0; i < 40; i++) {
+        ok += tsc_clock_resync() == 0;
+        wd_sleep_ns(10000000);
+    }
+    tsc__latch_get(&tsc__g.cseq, &tsc__g.l[0][0], TSC__L_STRIDE, 0, v, TSC__L_WORDS);
+    w1 = v[TSC__L_REALW];
+    e1 = realtime_error(&w);
+    /* The kept measurement's half width, the check's own bracket, and the
+     * line's agreement with CLOCK_MONOTONIC (1 us; 10 under emulation). */
+    tol = (int64_t)(w1 / 2 + w) + (getenv("TSC_TEST_EMULATED") ? 10000 : 1000);
+    print_message("      realtime offset measured disturbed: %+lld ns off (bracket %llu ns); "
+                  "after %d clean resyncs %+lld ns (bracket %llu ns), allowed %lld\n",
+                  (long long)e0, (unsigned long long)w0, ok, (long long)e1,
+                  (unsigned long long)w1, (long long)tol);
+    WD_CHECK(ok > 0, "none of 40 resyncs succeeded");
+    WD_CHECK(w1 < w0, "the realtime offset's bracket never narrowed (%llu ns, then %llu ns)",
+             (unsigned long long)w0, (unsigned long long)w1);
+    WD_CHECK(llabs(e1) <= tol && llabs(e1) < 25000, "after %d clean resyncs the realtime reading "
+             "is still %+lld ns off CLOCK_REALTIME (allowed %lld)", ok, (long long)e1,
+             (long long)tol);
+    return 0;
+}
+
+/* An offset measured while disturbed (its realtime reads delayed, 50 us
+ * high in a 200 us bracket) is replaced by the first clean, narrower
+ * measurement inside its interval: the kept interval only narrows. */
+static void test_a_realtime_offset_measured_disturbed_is_replaced_by_a_narrower_one(void **state)
+{
+    (void)state;
+    WD_EXPECT_CHILD(CHILD_SECONDS, child_realtime_offset_narrows, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1116,6 +1212,7 @@ int main(void)
         cmocka_unit_test(test_old_amd_cpu_fences_its_reads_with_mfence),
         cmocka_unit_test(test_merge_counts_migrations_of_an_object_with_no_samples),
         cmocka_unit_test(test_rdtsc_forbidden_in_the_choosing_thread_is_what_every_thread_reports),
+        cmocka_unit_test(test_a_realtime_offset_measured_disturbed_is_replaced_by_a_narrower_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,14 +189,17 @@ static void test_the_last_62_records_are_kept(void **state)
 {
     static uint64_t saved[2][TSC__HIST][2];
     uint64_t v[TSC__L_WORDS], got[REC_N];
-    uint32_t saved_count = tsc__g.hcount, k, bad = 0, first_bad = 0;
+    uint32_t saved_count = tsc__g.hcount, k, bad = 0, first_bad = 0, mine;
     (void)state;
     memcpy(saved, tsc__g.hist, sizeof saved);
     memset(v, 0, sizeof v);
     v[TSC__L_CUR + 6] = 2; /* the line's rate: 2 ns per tick */
     tsc__g.hcount = 0;
+    EXPECT(tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq) > 0,
+           "the clock's writer claim is taken (records are its holder's)");
     for (k = 0; k < REC_N; k++)
-        tsc__clock_record(UINT64_C(1000) * k + 1000, rec_ns(k));
+        tsc__clock_record(UINT64_C(1000) * k + 1000, rec_ns(k), mine);
+    tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
     for (k = 0; k < REC_N; k++)
         got[k] = tsc__clock_hist(UINT64_C(1000) * k + 1000, v);
     memcpy(tsc__g.hist, saved, sizeof saved);

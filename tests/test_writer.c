@@ -74,7 +74,7 @@ static int shift_line(int64_t by)
         ln[5] += (uint64_t)by;
     }
     rc = tsc__latch_put(&tsc__g.cseq, &tsc__g.cown, &tsc__g.l[0][0], TSC__L_STRIDE, TSC__L_WORDS,
-                        v, 1, s0, mine, tsc__g.cw.since);
+                        v, 1, s0, mine);
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
     return rc;
 }
@@ -201,8 +201,8 @@ static void *die_holding_claim(void *p)
 
 static void *die_holding_copy(void *p)
 {
-    uint32_t mine = (7u << 22) | tsc__pid();
-    *(int *)p = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine, tsc__os_ns(0));
+    uint32_t mine = tsc__stamp_now(7u << 22); /* a writer's claim stamp */
+    *(int *)p = tsc__latch_reserve(&tsc__g.cseq, &tsc__g.cown, mine);
     return NULL;
 }
 
