@@ -10,6 +10,11 @@ for p in meson ninja; do
     command -v $p >/dev/null 2>&1 || { echo "meson: skipped, no $p here"; exit 77; }
 done
 rm -rf "$work"; mkdir -p "$work"
+# meson.build states the header's version.
+v=$(sed -n 's/^#define TSC_TIMER_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$src/include/tsc_timer.h" |
+    tr '\n' . | sed 's/\.$//')
+grep -q "^project('tsc_timer', version: '$v'" "$src/meson.build" ||
+    { echo "FAIL: meson.build's project version is not the header's, $v"; exit 1; }
 for langs in c cpp c,cpp; do
     d=$work/$(echo "$langs" | tr ',' '+')
     mkdir -p "$d/subprojects/tsc_timer"

@@ -5,9 +5,10 @@
 # FetchContent (from an archive of the sources on this machine), each from a
 # project of C, of C++ and of both, each target in each language (one-file,
 # many-files, and C and C++ files in one many-files program); through
-# add_subdirectory and FetchContent the consumer also installs and exports a
-# library of its own linked to tsc_timer::extern, which tests/package/downstream
-# finds and links after its install. Then pkg-config, both modes.
+# add_subdirectory (and FetchContent, C and C++) the consumer also installs
+# and exports a library of its own linked to tsc_timer::extern, which
+# tests/package/downstream finds and links after its install. Then
+# pkg-config, both modes.
 # Usage: package_test.sh SOURCE_DIR SCRATCH_DIR
 set -eu
 src=$1; work=$2
@@ -31,8 +32,11 @@ for way in find_package add_subdirectory FetchContent; do
         case $way in
         find_package) set -- "$@" -DCMAKE_PREFIX_PATH="$work/prefix";;
         add_subdirectory) set -- "$@" -DTSC_SOURCE="$src" -DTSC_EXPORT=ON;;
-        FetchContent) set -- "$@" -DTSC_URL="file://$work/tsc_timer.tar.gz" -DTSC_EXPORT=ON;;
+        FetchContent) # (the defaults, without the install, in C and in C++)
+            set -- "$@" -DTSC_URL="file://$work/tsc_timer.tar.gz"
+            [ "$langs" != "C;CXX" ] || set -- "$@" -DTSC_EXPORT=ON;;
         esac
+        case " $* " in *" -DTSC_EXPORT=ON "*) export=1;; *) export=0;; esac
         step "$b.log" cmake -S "$src/tests/package" -B "$b" "$@"
         step "$b.log" cmake --build "$b"
         ran=""
@@ -40,7 +44,7 @@ for way in find_package add_subdirectory FetchContent; do
             "$b/consumer_$l"; "$b/consumer_mf_$l"; ran="$ran consumer_$l consumer_mf_$l"
         done
         if [ "$langs" = "C;CXX" ]; then "$b/consumer_mf_mixed"; ran="$ran consumer_mf_mixed"; fi
-        if [ "$way" != find_package ]; then
+        if [ $export = 1 ]; then
             step "$b.log" cmake --install "$b" --prefix "$b-prefix"
             step "$b.log" cmake -S "$src/tests/package/downstream" -B "$b-down" "-DTSC_LANGS=$langs" \
                 -DCMAKE_PREFIX_PATH="$b-prefix"
