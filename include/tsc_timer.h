@@ -2760,6 +2760,16 @@ TSC__FN int tsc__trust_has_word(const char *list, const char *word)
 }
 #endif
 
+#if TSC__IMPL
+/* The kernel keeps time with the TSC: clocksource "tsc", or "tsc-early",
+ * its name for the first seconds of a boot, before the refined calibration
+ * (a program started then, a service or an initramfs, sees that one). */
+TSC__FN int tsc__trust_is_tsc(const char *cur)
+{
+    return strcmp(cur, "tsc") == 0 || strcmp(cur, "tsc-early") == 0;
+}
+#endif
+
 #if defined(TSC__NR_OPENAT)
 #if TSC__IMPL
 /* The first line of a /sys file, without its newline; "" if unreadable.
@@ -2807,7 +2817,7 @@ TSC__FN uint32_t tsc__trust_x86(void)
     TSC_TIMER_TEST_TRUST_HOOK(cur, avail);
     cur[sizeof cur - 1] = avail[sizeof avail - 1] = '\0';
     view = cur[0] != '\0' && avail[0] != '\0';
-    used = view && strcmp(cur, "tsc") == 0;
+    used = view && tsc__trust_is_tsc(cur);
     offered = used || (view && tsc__trust_has_word(avail, "tsc"));
     if (inv) {
         if (used)

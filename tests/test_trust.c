@@ -210,7 +210,12 @@ static void test_every_combination_of_cpuid_and_kernel_view_gets_its_level(void 
          TSC_TRUST_UNSAFE, "not the kernel's clocksource"},
         {"not invariant, no kernel view", 1, 0, 0, "", "", TSC_TRUST_UNSAFE, "not invariant"},
         {"a clocksource merely named like tsc (tsc-early)", 1, 0, 0, "hpet", "hpet tsc-early",
-         TSC_TRUST_UNSAFE, "unstable"}};
+         TSC_TRUST_UNSAFE, "unstable"},
+        /* the kernel's name for the TSC in the first seconds of a boot */
+        {"invariant, clocksource tsc-early (early boot)", 1, 1, 0, "tsc-early",
+         "tsc-early hpet acpi_pm", TSC_TRUST_OK, "the kernel's clocksource"},
+        {"not invariant, clocksource tsc-early (early boot)", 1, 0, 0, "tsc-early",
+         "tsc-early hpet acpi_pm", TSC_TRUST_CAUTION, "not invariant"}};
     size_t i;
     (void)state;
     for (i = 0; i < sizeof table / sizeof table[0]; i++)
