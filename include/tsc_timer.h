@@ -121,10 +121,14 @@
  *   after 1 s; its copy is its own (four per latch: in force, being filled,
  *   two spares), and its publication, one CAS from the counter it saw when
  *   it took the claim, fails once the claim was taken over (-EAGAIN).
- * - tsc_now_ns() never goes back, across resyncs (a late one publishes
- *   nothing) and across a counter that went back (reset on resume, a VM
- *   restored); only a counter that ran on while CLOCK_MONOTONIC stood still
- *   by more than a second (a suspend) makes the next resync re-set it.
+ * - tsc_now_ns() never goes back: across resyncs (a late one publishes
+ *   nothing), across a counter that went back (reset on resume, a VM
+ *   restored), and across a counter that ran on while CLOCK_MONOTONIC stood
+ *   still (a suspend, a VM paused): ahead by D, the clock runs slower from
+ *   the next resync and is on CLOCK_MONOTONIC again D + 2 resync intervals
+ *   after the event at the latest (measured in a guest kernel: 1 s and 3 s
+ *   suspends, ci/guest-x86.sh). Behind, it is stepped forward at the next
+ *   resync.
  * - First use never hangs. A thread that re-enters the library while it
  *   calibrates (a signal handler, a clock_gettime built on tsc_now_ns())
  *   gets an answer at once: conversions from a quick local calibration that
@@ -3847,18 +3851,21 @@ TSC__FN uint64_t tsc_sub_overhead(uint64_t ticks)
  * never wait, and readings never go back.
  *
  * Steering: the new line slews onto the clock within the next interval
- * (the last one's length, 10 ms to 1 s), at most 500 ppm off the clock's
- * rate as NTP bounds its slew, longer where the error needs it; then it
- * runs at the clock's measured rate, so a slew never outlives its error. A
- * line behind by more than the interval's slew can make up is stepped
- * forward (which keeps it monotonic); one ahead is slewed at the bound.
- * Ahead by more than a second, which no NTP slew makes, the counter ran on
- * while CLOCK_MONOTONIC stood still (a suspend, a VM restored): the line is
- * re-set onto the clock, the one case in which readings go back. */
+ * (h: the last one's length, 10 ms to 1 s), at most 500 ppm off the
+ * clock's rate as NTP bounds its slew; then it runs at the clock's measured
+ * rate, so a slew never outlives its error. A line behind by more than the
+ * interval's slew can make up is stepped forward (which keeps it
+ * monotonic). A line ahead by more (err > 500 ppm of h: the kernel slowed
+ * its clock, or the counter ran on while CLOCK_MONOTONIC stood still, a
+ * suspend or a VM paused) runs at rate x h / (h + err) until it meets the
+ * clock, h + err later: it never goes back, never stands still, and agrees
+ * again one interval after the error's own length. (At NTP's 500 ppm a
+ * 1 s suspend took 33 minutes to recover; re-setting the line stepped
+ * readings back by the suspend's length; holding them still would stop
+ * every timeout measured on the clock for that long.) */
 
 #define TSC__SLEW 500e-6       /* steering bound: 500 ppm                  */
 #define TSC__RATE_SPAN 1e9     /* rate re-measured over at least 1 s (ns)  */
-#define TSC__RESET_NS 1e9      /* ahead by more: a discontinuity, re-set   */
 #define TSC__SWITCH_NS 50000.0 /* a new line takes over 50 us after it is made */
 
 #if TSC__IMPL
@@ -4311,14 +4318,16 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
     double ticks = dt >> 63 ? -TSC__CAST(double, mid - ts) : TSC__CAST(double, dt);
     /* old - where the clock is at ts, in ns (small: signed arithmetic) */
     double err = TSC__CAST(double, TSC__CAST(int64_t, old - mono)) - ticks * rate;
-    double c = -err / h, slew = h;
-    if (err > TSC__RESET_NS) { /* a discontinuity: back onto the clock */
-        base = old - TSC__CAST(uint64_t, err);
-        c = 0;
-        slew = 0;
-    } else if (c < -TSC__SLEW) { /* ahead: at the bound, for longer */
-        c = -TSC__SLEW;
-        slew = err / TSC__SLEW;
+    double c = -err / h, slew = h, now_c;
+    if (c < -TSC__SLEW) { /* ahead beyond the bound: slower, meets it h + err on */
+        c = -err / (h + err);
+        /* Already closing such an error: on at that pace (at least), so the
+         * clock is met when first planned, not an interval later at each
+         * resync. */
+        now_c = (TSC__CAST(double, cur[2]) + TSC__CAST(double, cur[3]) / TSC__2P64) / rate - 1.0;
+        if (ts < cur[4] && now_c < c && now_c > -1.0)
+            c = now_c;
+        slew = err / -c;
     } else if (c > TSC__SLEW) { /* behind beyond the bound: step forward */
         base = old + TSC__CAST(uint64_t, -err);
         c = 0;
