@@ -428,6 +428,32 @@ static void test_line_ahead_meets_the_clock_an_interval_plus_its_error_later(voi
            (unsigned long long)(prev - first));
 }
 
+/* The OS clock got slower (the kernel switched from tsc to hpet or
+ * acpi_pm: clock_gettime became a system call, its brackets microseconds
+ * wide): every bracket is wider than the bar learnt before, here made so
+ * by forgetting the narrowest bracket seen (the bar is then 64 ticks, below
+ * any real bracket). Brackets alike in width are the clock's new cost, not
+ * preemption: at most 2 resyncs fail before one succeeds (before, each
+ * failure widened the bar by 1/8, and it took dozens). */
+static void test_resync_succeeds_soon_after_the_os_clock_got_slower(void **state)
+{
+    int i, fails = 0;
+    (void)state;
+    NEED_A_COUNTER();
+    tsc_clock_resync();
+    for (i = 0; i < 3; i++) {
+        __atomic_store_n(&tsc__g.narrow, 0, __ATOMIC_RELAXED);
+        sleep_ns(10000000);
+        if (tsc_clock_resync() == 0)
+            break;
+        fails++;
+    }
+    print_message("bar forgotten: %d resyncs failed before one succeeded; the bar is now %llu ticks\n",
+                  fails, (unsigned long long)(2 * tsc__g.narrow + 64));
+    EXPECT(fails <= 2, "3 resyncs failed in a row after the OS clock got slower");
+    EXPECT(tsc__g.narrow > 0, "the bar was not moved to the clock's new cost");
+}
+
 /* A line 1 ms behind is beyond what a 10 ms interval's slew makes up: the
  * resync steps it forward, onto the clock. */
 static void test_line_far_behind_is_stepped_forward(void **state)
@@ -802,6 +828,7 @@ int main(void)
 #if !defined(TSC_TIMER_FORCE_FALLBACK) && !defined(TEST_CLOCK_THREADS_ONLY)
         cmocka_unit_test(test_line_ahead_meets_the_clock_an_interval_plus_its_error_later),
         cmocka_unit_test(test_line_far_behind_is_stepped_forward),
+        cmocka_unit_test(test_resync_succeeds_soon_after_the_os_clock_got_slower),
         cmocka_unit_test(test_slew_ends_when_its_error_is_gone),
         cmocka_unit_test(test_realtime_step_is_followed_at_next_resync),
         cmocka_unit_test(test_ten_seconds_ahead_closes_in_ten_seconds_and_an_interval),
