@@ -408,7 +408,12 @@ struct tsc_trust {
  * clocksource (Linux /sys) and the permission to read. The first call reads
  * two /sys files with system calls (tens of microseconds; no lock and no
  * allocation, so async-signal-safe too); later calls are one load.
- * Thread-safe; every caller gets the same verdict. tsc_trust() calls it: a
+ * Thread-safe; every caller gets the same verdict. Where the verdict rests
+ * on the kernel keeping time with the TSC (Linux x86), each
+ * tsc_clock_resync() reads its current clocksource again (one /sys file):
+ * once the kernel switched away (an administrator, or its watchdog marking
+ * the TSC unstable) the verdict is CAUTION with that reason; back on tsc,
+ * the first verdict again. tsc_trust() calls it: a
  * function of the struct's name would hide the struct in C++ (as
  * tsc_features() and tsc_bench_result() do). */
 TSC__API struct tsc_trust tsc_get_trust(void);
@@ -2714,7 +2719,10 @@ enum {
     TSC__TR_VAR_UNUSED,       /* not invariant, bare metal, not used     */
     TSC__TR_VAR_NO_VIEW,      /* not invariant, no kernel view           */
     TSC__TR_CNTVCT, TSC__TR_TIMEBASE, TSC__TR_RDTIME, TSC__TR_TOD,
-    TSC__TR_LOONGARCH, TSC__TR_MACH, TSC__TR_QPC, TSC__TR_COUNT
+    TSC__TR_LOONGARCH, TSC__TR_MACH, TSC__TR_QPC,
+    TSC__TR_LEFT,             /* was the clocksource, kernel switched away */
+    TSC__TR_LEFT_UNSTABLE,    /* was the clocksource, now marked unstable  */
+    TSC__TR_COUNT
 };
 
 #if TSC__IMPL
@@ -2743,7 +2751,9 @@ TSC__FN struct tsc_trust tsc__trust_entry(uint32_t i)
         {TSC_TRUST_OK, "s390x TOD clock: architected, shared by all CPUs"},
         {TSC_TRUST_OK, "LoongArch stable counter: constant rate"},
         {TSC_TRUST_OK, "mach_absolute_time: the OS's counter"},
-        {TSC_TRUST_OK, "QueryPerformanceCounter: the OS's counter"}};
+        {TSC_TRUST_OK, "QueryPerformanceCounter: the OS's counter"},
+        {TSC_TRUST_CAUTION, "kernel switched its clocksource away from the TSC since start"},
+        {TSC_TRUST_CAUTION, "kernel marked the TSC unstable since start"}};
     return t[i < TSC__CAST(uint32_t, TSC__TR_COUNT) ? i : 0];
 }
 #endif
@@ -2843,6 +2853,40 @@ TSC__FN uint32_t tsc__trust_x86(void)
     return hv ? TSC__TR_HV_HIDDEN : TSC__TR_VAR_UNUSED;
 }
 #endif
+#endif
+
+#if TSC__IMPL && defined(TSC__X86) && defined(TSC__NR_OPENAT)
+/* Trust follows the kernel, at each tsc_clock_resync(): where the verdict
+ * rests on the kernel keeping time with the TSC, its current clocksource
+ * is read again (one /sys file, three system calls); once it is no longer
+ * "tsc" the verdict says so (CAUTION, whether the kernel's watchdog marked
+ * the TSC unstable or an administrator switched), and once it is "tsc"
+ * again the verdict is the first one again. Never UNSAFE mid-run: that
+ * would move the clock onto the OS clock, a step; the clock keeps the
+ * counter and its resyncs keep it on the kernel's clock. */
+TSC__FN void tsc__trust_follow(void)
+{
+    char cur[TSC__TRUST_LINE], avail[TSC__TRUST_LINE];
+    uint32_t v = TSC__LD32(&tsc__g.trust), nv = v;
+    if (v != TSC__TR_INV_CS && v != TSC__TR_VAR_CS && v != TSC__TR_LEFT && v != TSC__TR_LEFT_UNSTABLE)
+        return;
+    cur[0] = avail[0] = '\0';
+    tsc__trust_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cur,
+                    TSC__CAST(int, sizeof cur));
+    if (cur[0] != '\0' && !tsc__trust_is_tsc(cur))
+        tsc__trust_line("/sys/devices/system/clocksource/clocksource0/available_clocksource",
+                        avail, TSC__CAST(int, sizeof avail));
+    TSC_TIMER_TEST_TRUST_HOOK(cur, avail);
+    cur[sizeof cur - 1] = avail[sizeof avail - 1] = '\0';
+    if (cur[0] == '\0')
+        return; /* unreadable now: nothing learnt */
+    if (!tsc__trust_is_tsc(cur))
+        nv = tsc__trust_has_word(avail, "tsc") ? TSC__TR_LEFT : TSC__TR_LEFT_UNSTABLE;
+    else if (v == TSC__TR_LEFT || v == TSC__TR_LEFT_UNSTABLE)
+        nv = tsc__trust_x86();
+    if (nv != v)
+        (void)tsc__cas32(&tsc__g.trust, v, nv);
+}
 #endif
 
 #if TSC__IMPL
@@ -4381,6 +4425,9 @@ TSC__API int tsc_clock_resync(void)
     }
     if (tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq) <= 0)
         return -EAGAIN; /* another resync runs, or this one re-entered */
+#if defined(TSC__X86) && defined(TSC__NR_OPENAT)
+    tsc__trust_follow();
+#endif
     s0 = TSC__LD32(&tsc__g.cseq);
     if (s0 & TSC__PENDING) { /* a writer that died announcing (fork) */
         (void)tsc__cas32(&tsc__g.cseq, s0, tsc__seq_next(s0, TSC__SEQ_LIVE(s0)));
