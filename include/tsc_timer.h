@@ -314,7 +314,11 @@ struct tsc_features {
     double architectural_hz; /* the exact frequency where there is one, or 0 */
 };
 
-/* One calibration: what was found and how well. */
+/* One calibration: what was found and how well. Measured while the kernel
+ * slewed CLOCK_MONOTONIC (Linux x86, a read-only adjtimex: a tick off its
+ * nominal 10,000 us as chrony's fast slews set, an adjtime() in progress,
+ * a PLL offset), the uncertainty includes the slew's rate (ADJ_TICK +1 %:
+ * 10,000 ppm) and the method says "while the kernel slewed it". */
 struct tsc_calibration {
     double ticks_per_second; /* counter frequency, Hz                        */
     double uncertainty_ppm;  /* bound on the error vs the reference clock    */
@@ -1342,6 +1346,15 @@ extern unsigned long tsc__getauxval(unsigned long) __asm__("getauxval");
 #define TSC__NR_READ 3L
 #define TSC__NR_CLOSE 6L
 #endif
+/* adjtimex, read only (modes 0 and ADJ_OFFSET_SS_READ: any process may),
+ * to see whether the kernel is slewing CLOCK_MONOTONIC while the
+ * frequency is measured against it; the kernel's struct timex of longs
+ * (x86-64 and i386; not x32, whose longs the kernel takes as 64-bit). */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define TSC__NR_ADJTIMEX 159L
+#elif defined(__i386__)
+#define TSC__NR_ADJTIMEX 124L
+#endif
 #if defined(__x86_64__) || defined(__i386__) /* (clock_gettime: above) */
 #elif defined(__aarch64__) || (defined(__riscv_xlen) && __riscv_xlen == 64) || \
     defined(__loongarch64)
@@ -1445,7 +1458,7 @@ enum {
     TSC__SRC_OS_NS, TSC__SRC_CNTFRQ, TSC__SRC_QPF, TSC__SRC_MACH,
     TSC__SRC_TOD, TSC__SRC_CPUCFG, TSC__SRC_PPC_GLIBC, TSC__SRC_LOCAL,
     TSC__SRC_ENDPOINTS, TSC__SRC_UNMEASURED, TSC__SRC_STATED_WRONG,
-    TSC__SRC_STATED_WRONG_ENDPOINTS
+    TSC__SRC_STATED_WRONG_ENDPOINTS, TSC__SRC_SLEWING
 };
 
 #if TSC__IMPL
@@ -1464,7 +1477,8 @@ TSC__FN const char *tsc__method_name(uint64_t src)
         "measured against the OS clock from the end points alone (no clean samples)",
         "unmeasured: the reference clock did not advance; nominal or 1 GHz",
         "measured against CLOCK_MONOTONIC: the stated frequency was wrong",
-        "measured from the end points alone (no clean samples): the stated frequency was wrong"};
+        "measured from the end points alone (no clean samples): the stated frequency was wrong",
+        "measured against CLOCK_MONOTONIC while the kernel slewed it (adjtimex): its rate bounded"};
     return src < sizeof names / sizeof names[0] ? names[src] : "unknown";
 }
 #endif
@@ -3577,6 +3591,36 @@ TSC__FN int tsc__stated_is_wrong(double hz)
     return tsc__fabs(got / hz - 1.0) > bound + 1e-3;
 }
 
+#if defined(TSC__NR_ADJTIMEX)
+/* How fast the kernel is slewing CLOCK_MONOTONIC now, in ppm, from a
+ * read-only adjtimex: a tick off its nominal 10,000 us (ADJ_TICK: chrony's
+ * fast slews, up to 10 %), an adjtime() offset still being slewed (500
+ * ppm), a PLL offset (its share per second, 2^-(2 + time constant)). A
+ * frequency set with ADJ_FREQUENCY is no slew: it stays, and the clock's
+ * rate is what the calibration is to match. 0 where none, or unreadable. */
+TSC__FN double tsc__kernel_slew_ppm(void)
+{
+    long t[32]; /* struct timex: modes, offset, freq, maxerror, esterror,
+                   status, constant, precision, tolerance, time (2), tick, ... */
+    double ppm = 0, off;
+    memset(t, 0, sizeof t);
+    if (tsc__syscall(TSC__NR_ADJTIMEX, t) < 0)
+        return 0;
+    if (t[11] > 0)
+        ppm = tsc__fabs(TSC__CAST(double, t[11] - 10000)) * 100.0; /* USER_HZ 100 */
+    if ((t[5] & 1) && t[1] != 0 && t[6] >= 0 && t[6] < 30) { /* STA_PLL, an offset */
+        off = tsc__fabs(TSC__CAST(double, t[1])) / ((t[5] & 0x2000) ? 1e3 : 1.0); /* STA_NANO */
+        off /= TSC__CAST(double, 1L << (2 + t[6]));
+        ppm += off < 500 ? off : 500;
+    }
+    memset(t, 0, sizeof t);
+    t[0] = 0xa001; /* ADJ_OFFSET_SS_READ: what adjtime() has left to slew */
+    if (tsc__syscall(TSC__NR_ADJTIMEX, t) >= 0 && t[1] != 0)
+        ppm += 500;
+    return ppm;
+}
+#endif
+
 /* Measures the frequency over `seconds` (0: the adaptive window). 0, or
  * -EINVAL for bad input (seconds tested on its bits: -ffast-math folds the
  * usual NaN tests away). */
@@ -3643,6 +3687,18 @@ TSC__FN int tsc__calibrate_into(double seconds, struct tsc_calibration *out, uin
             }
         }
     }
+#if defined(TSC__NR_ADJTIMEX)
+    /* Measured while the kernel slewed its clock: the rate found is off the
+     * clock's own by up to the slew (ADJ_TICK +1 %: 10,000 ppm), which no
+     * bracket shows. Said so, and bounded. */
+    if (*src == TSC__SRC_MEASURED_MONO) {
+        double slew = tsc__kernel_slew_ppm();
+        if (slew > 0) {
+            out->uncertainty_ppm += slew;
+            *src = TSC__SRC_SLEWING;
+        }
+    }
+#endif
     out->method = tsc__method_name(*src);
     out->bracket_ticks = k.narrow;
     out->seconds_spent = TSC__CAST(double, tsc__ref_read() - k.ref_start) / k.ref_hz;
