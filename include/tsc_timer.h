@@ -138,7 +138,7 @@
  *   suspends, ci/guest-x86.sh). Behind, it is stepped forward at the next
  *   resync.
  * - Through the kernel's time events, with I the resync interval (measured
- *   in a guest kernel under qemu: ci/guest-x86.sh, README "Through a real
+ *   in a guest kernel under qemu: ci/guest-x86.sh, docs/clock.md "Through a real
  *   kernel's time events"): a rate change d of CLOCK_MONOTONIC (adjtimex
  *   ADJ_FREQUENCY, adjtime(), ADJ_TICK slews up to 10 %) is |d| x I off at
  *   most before the next resync and on the clock within about 3 I of the
