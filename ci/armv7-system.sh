@@ -35,14 +35,9 @@ fi
 # the checkout with its .sha256: later runs, fresh clones too, reuse it.
 cache=${TSC_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tsc_timer}/armv7
 mkdir -p "$cache"
-deb=""
-for d in $(ls "$cache"/linux-image-*-armmp_*_armhf.deb 2>/dev/null | sort -r); do
-    if [ -f "$d.sha256" ] && (cd "$cache" && sha256sum -c --status "$(basename "$d").sha256"); then
-        deb=$d; from="from the cache"; break
-    fi
-    echo "armv7-system: $d does not match its .sha256: removed"
-    rm -f "$d" "$d.sha256"
-done
+. ci/kernel-cache.sh
+deb=$(kernel_cached "$cache" 'linux-image-*-armmp_*_armhf.deb')
+from="from the cache"
 if [ -z "$deb" ]; then
     suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
     [ -n "$suite" ] || { echo "armv7-system: no VERSION_CODENAME in /etc/os-release" >&2; exit 1; }
@@ -93,20 +88,12 @@ if [ -z "$deb" ]; then
     (cd "$a" && "$root/ci/retry.sh" "apt-get download $pkg" apt-get "$@" download "$pkg" >/dev/null) ||
         exit 1
     got=$(ls "$a"/linux-image-*-armmp_*_armhf.deb | head -1)
-    echo "$sum  $(basename "$got")" >"$got.sha256"
-    (cd "$a" && sha256sum -c --status "$(basename "$got").sha256") ||
-        { echo "armv7-system: $(basename "$got") does not match the index's SHA256 $sum" >&2; exit 1; }
-    mv "$got" "$got.sha256" "$cache/"
+    deb=$(kernel_keep "$got" "$sum" "$cache") || exit 1
     rm -rf "$a"
-    deb=$cache/$(basename "$got"); from="from the mirror, now cached in $cache"
+    from="from the mirror, now cached in $cache"
 fi
 # The kernel image, unpacked once per build tree and per package.
-if [ "$(cat "$w/kernel/from" 2>/dev/null)" != "$(basename "$deb")" ]; then
-    rm -rf "$w/kernel" "$w/boot"
-    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$w" --wildcards './boot/vmlinuz-*'
-    mkdir -p "$w/kernel"; mv "$w"/boot/vmlinuz-* "$w/kernel/vmlinuz"; rmdir "$w/boot"
-    basename "$deb" >"$w/kernel/from"
-fi
+kernel_unpack "$deb" "$w"
 echo "armv7-system: kernel $(basename "$deb") ($from)"
 
 # --- the test programs and /init, static armhf ---------------------------

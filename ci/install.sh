@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs what .ci/run needs on Debian 12, only what is missing: the cross
 # compilers (with their libc, which apt only recommends), qemu-user and
-# qemu-system-arm (with cpio, for ci/armv7-system.sh), Wine, valgrind,
+# qemu-system-arm (with cpio, for ci/armv7-system.sh), qemu-system-x86,
+# seabios, busybox-static and linux-source-6.1 (for ci/guest-x86.sh), Wine, valgrind,
 # clang-16 (LoongArch, for ci/compile-only-zig.sh), clang-19 (the newest
 # clang Debian has: a build stage), tcc and pcc (tests/vendor/unknown_compilers.sh),
 # meson and ninja (tests/meson_test.sh), Node.js and npm (zig
@@ -38,6 +39,7 @@ for a in aarch64-linux-gnu:arm64 arm-linux-gnueabihf:armhf riscv64-linux-gnu:ris
     cross="$cross gcc-${a%%:*} g++-${a%%:*} libc6-dev-${a##*:}-cross"
 done
 scripts/setup-debian.sh $srcpkg valgrind qemu-user-static qemu-system-arm cpio wine wine64 \
+    qemu-system-x86 seabios busybox-static linux-source-6.1 \
     gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 clang-16 clang-19 tcc pcc meson ninja-build nodejs npm \
     chromium-headless-shell golang-1.19-src $cross
 exec ci/zig.sh install

@@ -52,6 +52,10 @@ check() {
         for q in aarch64 arm riscv64 ppc64le s390x; do
             have_cmd "qemu-$q-static" || return 1
         done ;;
+    qemu-system-x86) what="program qemu-system-x86_64"; have_cmd qemu-system-x86_64 ;;
+    seabios) what="/usr/share/seabios/bios-256k.bin"; [ -f "$what" ] ;;
+    busybox-static) what="/bin/busybox, static"; [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ;;
+    linux-source-6.1) what="/usr/src/linux-source-6.1.tar.xz"; [ -f "$what" ] ;;
     wine64)
         what="program wine64 or /usr/lib/wine/wine64"
         have_cmd wine64 || [ -x /usr/lib/wine/wine64 ] ;;

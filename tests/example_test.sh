@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The README's first command, scripts/example.sh, with a C compiler and
+# The README's example command, scripts/example.sh, with a C compiler and
 # CMake only: run with a PATH that holds every program of this machine but
 # the package tools (apt-get, dpkg, sudo), pkg-config, Python, clang and the
 # C++ compilers, it builds and runs examples/basic.c.

@@ -78,6 +78,18 @@ void trust_clocksource_hook(char *current, char *available)
         snprintf(available, 256, "%s", sim.available);
 }
 
+/* The hooks present this machine from now on. */
+static void simulate(int tsc, int invariant, int hypervisor, const char *current,
+                     const char *available)
+{
+    sim.active = 1;
+    sim.tsc = tsc;
+    sim.invariant = invariant;
+    sim.hypervisor = hypervisor;
+    sim.current = current;
+    sim.available = available;
+}
+
 /* One simulated machine and the verdict it must get. */
 struct scenario {
     const char *what;
@@ -104,12 +116,7 @@ static int child_scenario(void *arg)
     (void)t;
     WD_SKIP("simulated CPUID: x86 only (and not with TSC_TIMER_FORCE_FALLBACK)");
 #else
-    sim.active = 1;
-    sim.tsc = s->tsc;
-    sim.invariant = s->invariant;
-    sim.hypervisor = s->hypervisor;
-    sim.current = s->current;
-    sim.available = s->available;
+    simulate(s->tsc, s->invariant, s->hypervisor, s->current, s->available);
     wd_stage("tsc_trust() for %s", s->what);
     t = tsc_trust();
     WD_CHECK(sim.cpuid_calls > 0, "%s: TSC_TIMER_TEST_CPUID_HOOK never called", s->what);
@@ -210,7 +217,12 @@ static void test_every_combination_of_cpuid_and_kernel_view_gets_its_level(void 
          TSC_TRUST_UNSAFE, "not the kernel's clocksource"},
         {"not invariant, no kernel view", 1, 0, 0, "", "", TSC_TRUST_UNSAFE, "not invariant"},
         {"a clocksource merely named like tsc (tsc-early)", 1, 0, 0, "hpet", "hpet tsc-early",
-         TSC_TRUST_UNSAFE, "unstable"}};
+         TSC_TRUST_UNSAFE, "unstable"},
+        /* the kernel's name for the TSC in the first seconds of a boot */
+        {"invariant, clocksource tsc-early (early boot)", 1, 1, 0, "tsc-early",
+         "tsc-early hpet acpi_pm", TSC_TRUST_OK, "the kernel's clocksource"},
+        {"not invariant, clocksource tsc-early (early boot)", 1, 0, 0, "tsc-early",
+         "tsc-early hpet acpi_pm", TSC_TRUST_CAUTION, "not invariant"}};
     size_t i;
     (void)state;
     for (i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -255,12 +267,7 @@ static int child_cached(void *arg)
              (const void *)a.reason, b.reason, (const void *)b.reason);
     (void)c;
 #else
-    sim.active = 1;
-    sim.tsc = 1;
-    sim.invariant = 1;
-    sim.hypervisor = 0;
-    sim.current = "tsc";
-    sim.available = "tsc hpet";
+    simulate(1, 1, 0, "tsc", "tsc hpet");
     a = tsc_trust();
     /* The machine changes; the verdict must not, until it is reset. */
     sim.invariant = 0;
@@ -286,6 +293,61 @@ static void test_verdict_is_computed_once_and_cached(void **state)
 {
     (void)state;
     WD_EXPECT_CHILD(CHILD_SECONDS, child_cached, NULL);
+}
+
+/* Trust follows the kernel: the verdict "the kernel's clocksource" is read
+ * again at each resync; once the kernel keeps time with hpet (an
+ * administrator's switch, tsc still offered) or has marked the TSC
+ * unstable (gone from the list), the verdict says so, CAUTION (never
+ * UNSAFE mid-run: that would move the clock onto the OS clock, a step),
+ * and once the kernel is back on tsc the first verdict comes back. */
+static int child_follows(void *arg)
+{
+    struct tsc_trust a, b, c, d;
+    (void)arg;
+#if !defined(TRUST_X86_LINUX) || defined(TSC_TIMER_FORCE_FALLBACK)
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)d;
+    WD_SKIP("the kernel's clocksource: Linux x86 only");
+#else
+    simulate(1, 1, 0, "tsc", "tsc hpet acpi_pm");
+    a = tsc_trust();
+    tsc_clock_resync(); /* (the first sets the clock up) */
+    tsc_clock_resync();
+    sim.current = "hpet";
+    b = tsc_trust();
+    WD_CHECK(b.level == a.level && b.reason == a.reason, "before a resync the verdict changed: %s",
+             b.reason);
+    tsc_clock_resync();
+    b = tsc_trust();
+    sim.available = "hpet acpi_pm";
+    tsc_clock_resync();
+    c = tsc_trust();
+    sim.current = "tsc";
+    sim.available = "tsc hpet acpi_pm";
+    tsc_clock_resync();
+    d = tsc_trust();
+    print_message("      on tsc: %s; on hpet: %s (%s); tsc unstable: %s (%s); back: %s\n", a.reason,
+                  b.reason, level_name(b.level), c.reason, level_name(c.level), d.reason);
+    WD_CHECK(a.level == TSC_TRUST_OK, "on tsc: %s (%s), expected OK", level_name(a.level), a.reason);
+    WD_CHECK(b.level == TSC_TRUST_CAUTION && strstr(b.reason, "switched") != NULL,
+             "on hpet: %s (%s), expected CAUTION saying the kernel switched away",
+             level_name(b.level), b.reason);
+    WD_CHECK(c.level == TSC_TRUST_CAUTION && strstr(c.reason, "unstable") != NULL,
+             "tsc marked unstable: %s (%s), expected CAUTION saying so", level_name(c.level),
+             c.reason);
+    WD_CHECK(d.level == a.level && d.reason == a.reason, "back on tsc: %s (%s), expected '%s'",
+             level_name(d.level), d.reason, a.reason);
+#endif
+    return 0;
+}
+
+static void test_verdict_follows_the_kernels_clocksource_at_each_resync(void **state)
+{
+    (void)state;
+    WD_EXPECT_CHILD(CHILD_SECONDS, child_follows, NULL);
 }
 
 #define RACERS 8
@@ -476,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_forbidden_rdtsc_is_the_os_clock_and_ok),
 #endif
         cmocka_unit_test(test_verdict_is_computed_once_and_cached),
+        cmocka_unit_test(test_verdict_follows_the_kernels_clocksource_at_each_resync),
         cmocka_unit_test(test_racing_first_calls_agree),
         cmocka_unit_test(test_real_verdict_agrees_with_the_kernel_and_cpuid),
         cmocka_unit_test(test_skew_bound_is_below_a_millisecond_and_affinity_is_restored),

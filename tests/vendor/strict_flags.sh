@@ -11,7 +11,7 @@
 #        header's own code and its macros expanded in whole_api.c, a user's
 #        file, so no cast there may be old-style or useless)
 #   clang: -Weverything -Werror (C: c99, c17; C++: c++11, c++20), less only
-#        what the README lists: -Wno-padded -Wno-unsafe-buffer-usage and,
+#        what docs/integration.md lists: -Wno-padded -Wno-unsafe-buffer-usage and,
 #        for C++, -Wno-reserved-identifier -Wno-reserved-macro-identifier
 #        -Wno-c++98-compat (each where this clang knows it).
 # A combination passes when the compiler exits 0 and prints nothing at all,
