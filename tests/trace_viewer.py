@@ -124,6 +124,9 @@ document.addEventListener('WebComponentsReady', function() {
   view.track_view_container = container;
   Polymer.dom(view).appendChild(container);
   Polymer.dom(document.body).appendChild(view);
+  // Flow arrows drawn, as a user ticks "flow" under "Flow events" (the
+  // category of tsc_zones_write_trace's flows; off by default).
+  tr.b.Settings.set('tr.ui.TimelineView.selectedFlowEvents.flow', true);
   view.model = model;
   view.viewTitle = TITLE;
   // Hidden, as a user would: the notice that the page runs on a polyfill
@@ -436,7 +439,7 @@ def test(browser, tmp):
 
 
 def screenshot(browser, tmp, out, size):
-    run([ARGS.example, os.path.join(tmp, "trace.json")])
+    run([ARGS.example, os.path.join(tmp, "trace.json")] + ARGS.example_args.split())
     text, _ = load(os.path.join(tmp, "trace.json"))
     page(tmp, "view.html", [[text]], PAGE_VIEW, "examples/%s.c" % os.path.basename(ARGS.example))
     browse(browser, tmp, "view.html", ["--screenshot=" + os.path.abspath(out), "--window-size=" + size,
@@ -452,6 +455,7 @@ def main():
     ap.add_argument("--example", required=True, help="examples/trace.c, built")
     ap.add_argument("--screenshot", metavar="PNG", help="draw the example's trace instead of testing")
     ap.add_argument("--window-size", default="1200,236")
+    ap.add_argument("--example-args", default="", help="more arguments for the example (--screenshot)")
     ap.add_argument("--viewer", default=VIEWER_DIR, help="directory of " + " and ".join(VIEWER_FILES))
     ap.add_argument("--browser", default=BROWSER)
     ap.add_argument("--keep", action="store_true", help="keep the page and traces (printed)")
