@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         tsc_trace_init(&g_trace, mem, bytes, "bench"); /* fresh memory, as a real trace */
         timed(traced, n, &bt);
         timed(flows, n, &bf);
-        tsc_zones_trace((size_t)(RUNS + 1) * (size_t)n * 32u); /* (room for every run) */
+        tsc_zones_trace(TSC_ZONES_TRACE_BYTES((size_t)(RUNS + 1) * (size_t)n)); /* (every run's) */
         timed(zones, n, &bzt);
         tsc_zones_trace(0);
     }

@@ -1041,7 +1041,8 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
  * records its block into its thread's trace buffer, no struct to pass:
  *
  *     tsc_zones_trace(1 << 20);                 // 1 MiB per thread: 32 768
- *     ...                                       //   events (32 bytes each)
+ *     ...                                       //   events (32 bytes each on
+ *                                               //   64-bit targets)
  *     tsc_zones_thread_name("producer");        // this thread's name there
  *     TSC_ZONE("make") {
  *         item->id = ++n;
@@ -1103,9 +1104,13 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
  * bytes_per_thread (allocated per thread at its next zone; a later call
  * sizes only the buffers allocated after it); 0 turns it off (what was
  * recorded is kept, and a later call goes on filling the same buffers).
- * 0; -EINVAL for fewer bytes than one event (32 on 64-bit targets);
+ * 0; -EINVAL for fewer bytes than one event (TSC_ZONES_TRACE_BYTES(1):
+ * 32 on 64-bit targets);
  * -ENOSYS without GCC or Clang or thread-local storage. */
 TSC__API int tsc_zones_trace(size_t bytes_per_thread);
+/* Bytes of a zones' trace buffer that hold n events (n: a count, made a
+ * size_t by the product): tsc_zones_trace(TSC_ZONES_TRACE_BYTES(n)). */
+#define TSC_ZONES_TRACE_BYTES(n) ((n) * sizeof(struct tsc__zev))
 /* Names the calling thread in the zones' trace (name not copied: a
  * literal or static storage; without a name "thread <tid>"). 0; -EINVAL
  * for NULL; -EAGAIN for a thread past TSC_ZONES_THREADS; -ENOSYS where

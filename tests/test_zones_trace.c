@@ -176,7 +176,7 @@ static void test_nothing_is_traced_before_tsc_zones_trace(void **state)
     EXPECT(g_nev == 0, "no events before the call: %s", s);
     EXPECT(strstr(s, "\"dropped\":0,\"unfinished\":0"), "otherData: %s", s);
     free(s);
-    assert_int_equal(tsc_zones_trace(8), -EINVAL);
+    assert_int_equal(tsc_zones_trace(TSC_ZONES_TRACE_BYTES(1) - 1), -EINVAL);
     assert_int_equal(tsc_zones_thread_name(NULL), -EINVAL);
     assert_int_equal(tsc_zones_write_trace(NULL), -EINVAL);
 }
@@ -271,8 +271,9 @@ static void test_a_full_buffer_counts_what_did_not_fit(void **state)
     char *s, want[96];
     int i, tid = 0, n = 0;
     (void)state;
-    /* 10 events of room for the threads that start tracing from now on */
-    assert_int_equal(tsc_zones_trace(10 * 32 + 31), 0);
+    /* 10 events of room (and not quite 11) for the threads that start
+     * tracing from now on */
+    assert_int_equal(tsc_zones_trace(TSC_ZONES_TRACE_BYTES(11) - 1), 0);
     assert_int_equal(pthread_create(&th, NULL, named_main, &w), 0);
     pthread_join(th, NULL);
     assert_int_equal(tsc_zones_trace(1 << 20), 0);

@@ -277,7 +277,7 @@ static void use_zones(FILE *out)
     }
 #endif
     /* traced too, with a flow, an instant and a counter */
-    rc = tsc_zones_trace(1u << 16);
+    rc = tsc_zones_trace(TSC_ZONES_TRACE_BYTES(1024));
     expect(rc == 0 || rc == -ENOSYS, "tsc_zones_trace works or says it cannot");
     rc = tsc_zones_thread_name("whole api");
     expect(rc == 0 || rc == -ENOSYS, "tsc_zones_thread_name works or says it cannot");
