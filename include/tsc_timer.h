@@ -79,7 +79,8 @@
  * phases; TSC_BENCH(&b) { ... } for snippets below the timer's resolution;
  * TSC_TRACE(&t, "name") { ... } for a timeline (Chrome Trace Event JSON);
  * TSC_ZONE("name") { ... } and tsc_zones_print() for a profile of named
- * blocks over all threads (calls, self and total time, percentiles);
+ * blocks over all threads (calls, self and total time, percentiles),
+ * tsc_zones_trace() for their timeline too, with flows between threads;
  * tsc_trust() says whether the counter may be trusted; see section 4.
  *
  * COUNTERS (chosen once, in "Platform choice")
@@ -1026,7 +1027,8 @@ TSC__API void tsc_zones_print(FILE *out);
  * past_max, past_records, past_depth). 0; -EINVAL for a NULL out or
  * another format; -EIO when the stream reports an error. */
 TSC__API int tsc_zones_write(FILE *out, int format);
-/* Empties every zone's figures (names stay registered). */
+/* Empties every zone's figures and the flows' (names stay registered;
+ * the zones' traces stay as they are). */
 TSC__API void tsc_zones_reset(void);
 /* Prints the table to out when the program exits (exit() or a return from
  * main; atexit), once however often it is called; out must stay open till
