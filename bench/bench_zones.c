@@ -5,8 +5,12 @@
  * TSC_TRACE(&t, "b") {}. N back-to-back iterations, timed with the fenced
  * before/after pair, fastest of RUNS runs, all interleaved so they see the
  * same machine; pinned to one CPU. Also a zone as its parent sees it (a
- * zone holding an empty zone, less an empty zone). Goal: a zone at most
- * 1.5x the pair. bench/run puts its table in results.md.
+ * zone holding an empty zone, less an empty zone); an empty zone with the
+ * zones traced (tsc_zones_trace; the buffer holds every run's events, its
+ * pages touched as it fills, as a real trace's); a flow's two marks,
+ * TSC_FLOW_OUT then TSC_FLOW_IN of one id, untraced. Goals: a zone at most
+ * 1.5x the pair, a traced one at most 2.5x. bench/run puts its table in
+ * results.md.
  * Usage: bench_zones [--tiny] */
 #include "bench_common.h"
 
@@ -42,6 +46,15 @@ static void nested(long n)
         }
 }
 
+static void flows(long n)
+{
+    long i;
+    for (i = 0; i < n; i++) {
+        TSC_FLOW_OUT("flow", i);
+        TSC_FLOW_IN("flow", i);
+    }
+}
+
 static void traced(long n)
 {
     long i;
@@ -65,7 +78,7 @@ int main(int argc, char **argv)
     long n;
     size_t bytes;
     void *mem = bench_blocks_start(argc, argv, &n, &bytes);
-    double bp = 1e300, bz = 1e300, bn = 1e300, bt = 1e300;
+    double bp = 1e300, bz = 1e300, bn = 1e300, bt = 1e300, bzt = 1e300, bf = 1e300;
     int r;
     if (!mem)
         return 1;
@@ -76,6 +89,10 @@ int main(int argc, char **argv)
         timed(nested, n, &bn);
         tsc_trace_init(&g_trace, mem, bytes, "bench"); /* fresh memory, as a real trace */
         timed(traced, n, &bt);
+        timed(flows, n, &bf);
+        tsc_zones_trace(TSC_ZONES_TRACE_BYTES((size_t)(RUNS + 1) * (size_t)n)); /* (every run's) */
+        timed(zones, n, &bzt);
+        tsc_zones_trace(0);
     }
     printf("counter: %s\n\n", tsc_counter_name());
     printf("| what (fastest of %d runs of %ld) | ns per iteration | x pair |\n", RUNS, n);
@@ -85,6 +102,8 @@ int main(int argc, char **argv)
     printf("| a zone nested in a zone, as its parent sees it | %.2f | %.2f |\n", bn - bz,
            (bn - bz) / bp);
     printf("| TSC_TRACE(&t, \"b\") {} | %.2f | %.2f |\n", bt, bt / bp);
+    printf("| TSC_ZONE(\"z\") {}, zones traced (tsc_zones_trace) | %.2f | %.2f |\n", bzt, bzt / bp);
+    printf("| TSC_FLOW_OUT + TSC_FLOW_IN of one id (a flow's two marks) | %.2f | %.2f |\n", bf, bf / bp);
     free(mem);
     return 0;
 }

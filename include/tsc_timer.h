@@ -81,7 +81,8 @@
  * phases; TSC_BENCH(&b) { ... } for snippets below the timer's resolution;
  * TSC_TRACE(&t, "name") { ... } for a timeline (Chrome Trace Event JSON);
  * TSC_ZONE("name") { ... } and tsc_zones_print() for a profile of named
- * blocks over all threads (calls, self and total time, percentiles);
+ * blocks over all threads (calls, self and total time, percentiles),
+ * tsc_zones_trace() for their timeline too, with flows between threads;
  * tsc_trust() says whether the counter may be trusted; see section 4.
  *
  * COUNTERS (chosen once, in "Platform choice")
@@ -308,6 +309,12 @@
 #define tsc_zones_print_at_exit TSC__ZVNAME(tsc_zones_print_at_exit_v)
 #define tsc_zones_reset TSC__ZVNAME(tsc_zones_reset_v)
 #define tsc_zones_write TSC__ZVNAME(tsc_zones_write_v)
+#define tsc_zones_trace TSC__ZVNAME(tsc_zones_trace_v)
+#define tsc_zones_thread_name TSC__ZVNAME(tsc_zones_thread_name_v)
+#define tsc_zones_write_trace TSC__ZVNAME(tsc_zones_write_trace_v)
+#define tsc__flow TSC__ZVNAME(tsc__flow_v)
+#define tsc__zone_mark TSC__ZVNAME(tsc__zone_mark_v)
+#define tsc__zone_trace_full TSC__ZVNAME(tsc__zone_trace_full_v)
 #define tsc__after_slow TSC__VNAME(tsc__after_slow_v)
 #define tsc__before_slow TSC__VNAME(tsc__before_slow_v)
 #define tsc__bench_account TSC__VNAME(tsc__bench_account_v)
@@ -959,7 +966,7 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * entering costs a thread-local load, a hashed cache load and compare,
  * and a counter read; leaving a counter read and a few adds, with no
  * lock, no atomic read-modify-write and no allocation: 1.44x the cost of
- * the two counter reads alone (27.2 against 18.95 ns on x86; see
+ * the two counter reads alone (27.3 against 18.95 ns on x86; see
  * bench/bench_zones.c, bench/results.md). The counter is the bare read (a
  * plain RDTSC on x86): a zone times a duration within one thread. Not
  * async-signal-safe: a signal handler must not enter a zone.
@@ -1031,20 +1038,29 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
 /* Prints one table to out, sorted by self time: zone, calls, self % (of
  * the root zones' total), self, total, mean, p50, p99, max (in ns, us, ms
  * or s, whichever reads best, as tsc_regions_print), threads; then the
- * total, the overhead subtracted, and what was not recorded. Merges the
+ * total, the overhead subtracted, and what was not recorded; then, where
+ * there are flows, one row per flow name (count, min, mean, p50, p99 and
+ * max of the hand-over latency, the consumers' threads) and the flows not
+ * matched. Merges the
  * threads' records: microseconds per zone. */
 TSC__API void tsc_zones_print(FILE *out);
 /* Writes the same figures, in whole nanoseconds, as TSC_BENCH_MARKDOWN (a
  * table), TSC_BENCH_CSV (header line, rows) or TSC_BENCH_JSON (an array of
  * objects: name, calls, self_pct, self_ns, total_ns, min_ns, mean_ns,
- * p50_ns, p99_ns, max_ns, threads). Calls not recorded make a last row
+ * p50_ns, p99_ns, max_ns, threads; CSV adds a last column, flow, 0 for a
+ * zone). Then the flows (TSC_FLOW_IN), latencies in ns: markdown a second
+ * table (flow, count, min, mean, p50, p99, max, threads), CSV and JSON
+ * rows with flow 1 (calls the count, self and total 0), and where flows
+ * were not matched a row "(flows not matched)" (JSON: overwritten,
+ * unmatched, past_names). Calls not recorded make a last row
  * named "(not recorded)": in calls those past a limit or left by
  * return/goto, in threads the threads past TSC_ZONES_THREADS, every time 0
  * (markdown: then a line naming each limit; JSON: the fields left_early,
  * past_max, past_records, past_depth). 0; -EINVAL for a NULL out or
  * another format; -EIO when the stream reports an error. */
 TSC__API int tsc_zones_write(FILE *out, int format);
-/* Empties every zone's figures (names stay registered). */
+/* Empties every zone's figures and the flows' (names stay registered;
+ * the zones' traces stay as they are). */
 TSC__API void tsc_zones_reset(void);
 /* Prints the table to out when the program exits (exit() or a return from
  * main; atexit), once however often it is called; out must stay open till
@@ -1052,6 +1068,101 @@ TSC__API void tsc_zones_reset(void);
  * -ENOSYS with a compiler other than GCC and Clang (MSVC: call
  * tsc_zones_print at the end of main). */
 TSC__API int tsc_zones_print_at_exit(FILE *out);
+
+/* --- zones: traced too; flows between threads; instants and counters --- */
+
+/* With tsc_zones_trace(bytes) called once at start-up, every TSC_ZONE also
+ * records its block into its thread's trace buffer, no struct to pass:
+ *
+ *     tsc_zones_trace(1 << 20);                 // 1 MiB per thread: 32 768
+ *     ...                                       //   events (32 bytes each on
+ *                                               //   64-bit targets)
+ *     tsc_zones_thread_name("producer");        // this thread's name there
+ *     TSC_ZONE("make") {
+ *         item->id = ++n;
+ *         TSC_FLOW_OUT("queue", item->id);      // a hand-over: an arrow, and
+ *     }                                         //   its latency in the profile
+ *     TSC_ZONE("take") {                        // (in another thread)
+ *         TSC_FLOW_IN("queue", item->id);
+ *         TSC_COUNTER("depth", queued);         // a value over time
+ *     }
+ *     TSC_INSTANT("flush");                     // a marker
+ *     ...                                       // once the threads are joined:
+ *     tsc_zones_write_trace(f);                 // one Chrome trace JSON
+ *
+ * Each thread's buffer is allocated (calloc) at its first zone, flow,
+ * instant or counter after the call: at most TSC_ZONES_THREADS buffers of
+ * bytes_per_thread each, kept till the process exits. A full buffer keeps
+ * what it holds and counts what did not fit (written as tsc_trace does:
+ * per thread a "tsc_trace_dropped" metadata event, the total in
+ * otherData.dropped). Tracing costs a zone a slot and a few stores more:
+ * 39.5 ns for an empty zone, 2.09x a pair of bare reads, where untraced
+ * (the default; one relaxed load and a branch) it costs 27.3 ns, 1.44x
+ * (bench/bench_zones.c). A flow's two marks cost 112 ns together.
+ * Zones not recorded (past a limit) are not traced either, nor zones
+ * entered before the call; the profiler's overhead subtracted is that of
+ * an untraced zone. tsc_zones_reset() leaves the traces as they are.
+ *
+ * Flows: TSC_FLOW_OUT(name, id) where a thread hands something over (the
+ * id: a uint64_t the two sides share, such as a sequence number; unique
+ * among the hand-overs of that name in flight) and TSC_FLOW_IN(name, id)
+ * where another thread takes it, inside or outside a zone. Each reads the
+ * ordered clock (tsc_clock_ticks(): LFENCE;RDTSC or RDTSCP on x86), so the
+ * consumer's reading, taken after it saw the hand-over, is never before
+ * the producer's. The producer's reading waits in a table of 4096 slots
+ * (hashed by name and id, one lock per slot held for a few stores, no
+ * allocation) for its arrival. The profile gets per flow name the count,
+ * min, mean, p50, p99 and max of the latency, consumer's reading minus
+ * producer's, both converted to ns as the trace converts them (so they
+ * agree with the written events' times), merged over the consumers'
+ * threads (its records come from the zones' pool, TSC_ZONES_RECORDS). A
+ * departure whose slot is taken by a newer one before it arrives, and an
+ * arrival without its departure, are counted and printed ("flows not
+ * matched"). The trace gets a flow event per mark ("ph":"s" and "f",
+ * "cat":"flow", the id as a hex string; "bp":"e" where the arrival lies in
+ * a traced zone, else it binds to the thread's next slice): viewers draw
+ * an arrow from the producer's slice to the consumer's. An arrival is
+ * written only where its departure was found; a departure outside any
+ * zone has no slice to start from, and viewers draw nothing for it.
+ *
+ * TSC_INSTANT(name) writes a marker of the thread ("ph":"i", "s":"t"),
+ * TSC_COUNTER(name, value) a sample of a value over time (int64_t; "ph":
+ * "C", args {"value": value}; one track per name in the process), both on
+ * the ordered clock, both into the thread's trace only (nothing when
+ * tracing is off: one load and a branch). Names: string literals, as
+ * TSC_ZONE's. Flows, instants and counters need thread-local storage and
+ * GCC or Clang (-ENOSYS from tsc_zones_trace elsewhere; flows' statistics
+ * then are not kept either). Not async-signal-safe. */
+
+/* Turns tracing on for every thread's zones from now on, with buffers of
+ * bytes_per_thread (allocated per thread at its next zone; a later call
+ * sizes only the buffers allocated after it); 0 turns it off (what was
+ * recorded is kept, and a later call goes on filling the same buffers).
+ * 0; -EINVAL for fewer bytes than one event (TSC_ZONES_TRACE_BYTES(1):
+ * 32 on 64-bit targets);
+ * -ENOSYS without GCC or Clang or thread-local storage. */
+TSC__API int tsc_zones_trace(size_t bytes_per_thread);
+/* Bytes of a zones' trace buffer that hold n events (n: a count, made a
+ * size_t by the product): tsc_zones_trace(TSC_ZONES_TRACE_BYTES(n)). */
+#define TSC_ZONES_TRACE_BYTES(n) ((n) * sizeof(struct tsc__zev))
+/* Names the calling thread in the zones' trace (name not copied: a
+ * literal or static storage; without a name "thread <tid>"). 0; -EINVAL
+ * for NULL; -EAGAIN for a thread past TSC_ZONES_THREADS; -ENOSYS where
+ * zones record nothing. */
+TSC__API int tsc_zones_thread_name(const char *name);
+/* Writes every thread's zone events (threads with a buffer or a name) as
+ * one Chrome Trace Event JSON document, as tsc_trace_write_json does:
+ * "tid" is the thread's index in the zones' pool plus one, in order of
+ * their first zone. Call it once the threads stopped recording (joined):
+ * it reads their buffers without synchronising. 0; -EINVAL for a NULL
+ * out; -EIO when the stream reports an error. */
+TSC__API int tsc_zones_write_trace(FILE *out);
+TSC__API void tsc__flow(const char *name, uint64_t id, int in);
+TSC__API void tsc__zone_mark(const char *name, int64_t value, uint32_t kind);
+#define TSC_FLOW_OUT(name, id) tsc__flow("" name "", (id), 0)
+#define TSC_FLOW_IN(name, id) tsc__flow("" name "", (id), 1)
+#define TSC_INSTANT(name) tsc__zone_mark("" name "", 0, 3u)
+#define TSC_COUNTER(name, value) tsc__zone_mark("" name "", (value), 4u)
 
 #define TSC_ZONE(name) TSC__ZONE("" name "", TSC__CAT(tsc__zs_, TSC__UNIQUE))
 #define TSC_ZONE_FUNC TSC__ZONE(__func__, TSC__CAT(tsc__zs_, TSC__UNIQUE))
@@ -5283,9 +5394,8 @@ TSC__API uint64_t tsc_regions_total(const struct tsc_regions *r)
 }
 
 /* A duration in the unit that reads best: "812 ns", "45.31 us", ... */
-TSC__FN void tsc__print_time(FILE *out, uint64_t ticks)
+TSC__FN void tsc__print_ns(FILE *out, uint64_t n)
 {
-    uint64_t n = tsc_ticks_to_ns(ticks);
     double ns = TSC__CAST(double, n);
     if (ns < 1e4)
         fprintf(out, " %9.0f ns", ns);
@@ -5296,6 +5406,7 @@ TSC__FN void tsc__print_time(FILE *out, uint64_t ticks)
     else
         fprintf(out, " %9.3f s ", ns / 1e9);
 }
+TSC__FN void tsc__print_time(FILE *out, uint64_t ticks) { tsc__print_ns(out, tsc_ticks_to_ns(ticks)); }
 
 TSC__API void tsc_regions_print(const struct tsc_regions *r, FILE *out)
 {
@@ -5828,6 +5939,44 @@ TSC__FN void tsc__trace_put_us(FILE *out, uint64_t ns)
     fprintf(out, "%" PRIu64 ".%03u", ns / 1000u, TSC__CAST(unsigned, ns % 1000u));
 }
 
+/* A thread's metadata: its name ("thread <tid>" for NULL), its place,
+ * and what did not fit. The first of the document where first. */
+TSC__FN void tsc__trace_meta(FILE *out, unsigned long pid, int tid, const char *name, uint64_t dropped,
+                             int first)
+{
+    fprintf(out, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,\"args\":{\"name\":",
+            first ? "\n" : ",\n", pid, tid);
+    if (name)
+        tsc__json_str(out, name);
+    else
+        fprintf(out, "\"thread %d\"", tid);
+    fprintf(out, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
+                 "\"args\":{\"sort_index\":%d}}", pid, tid, tid);
+    if (dropped)
+        fprintf(out, ",\n{\"name\":\"tsc_trace_dropped\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
+                     "\"args\":{\"dropped\":%" PRIu64 "}}", pid, tid, dropped);
+}
+
+/* A complete event, times in ns. */
+TSC__FN void tsc__trace_put_x(FILE *out, const char *name, uint64_t ts, uint64_t dur, unsigned long pid, int tid)
+{
+    fputs(",\n{\"name\":", out);
+    tsc__json_str(out, name ? name : "(null)");
+    fputs(",\"ph\":\"X\",\"ts\":", out);
+    tsc__trace_put_us(out, ts);
+    fputs(",\"dur\":", out);
+    tsc__trace_put_us(out, dur);
+    fprintf(out, ",\"pid\":%lu,\"tid\":%d}", pid, tid);
+}
+
+/* The document's end: its clock and what it left out. */
+TSC__FN void tsc__trace_tail(FILE *out, uint64_t dropped, uint64_t unfinished)
+{
+    fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\","
+                 "\"realtime_offset_ns\":\"%" PRId64 "\",\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64
+                 "}}\n", TSC__CAST(int64_t, tsc__clock_real_offset()), dropped, unfinished);
+}
+
 /* One trace's metadata and events (each preceded by ",\n" but the first
  * of the document). Returns the events left out as unfinished. */
 TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsigned long pid,
@@ -5836,17 +5985,7 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
     const struct tsc_trace_event *e;
     uint64_t ts, te, prev = 0, unfinished = 0;
     size_t k;
-    fprintf(out, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,\"args\":{\"name\":",
-            tid > 1 ? ",\n" : "\n", pid, tid);
-    if (t->thread_name)
-        tsc__json_str(out, t->thread_name);
-    else
-        fprintf(out, "\"thread %d\"", tid);
-    fprintf(out, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
-                 "\"args\":{\"sort_index\":%d}}", pid, tid, tid);
-    if (t->dropped)
-        fprintf(out, ",\n{\"name\":\"tsc_trace_dropped\",\"ph\":\"M\",\"pid\":%lu,\"tid\":%d,"
-                     "\"args\":{\"dropped\":%" PRIu64 "}}", pid, tid, t->dropped);
+    tsc__trace_meta(out, pid, tid, t->thread_name, t->dropped, tid == 1);
     for (k = 0; k < t->n; k++) {
         e = &t->ev[k];
         if (e->end == 0) {
@@ -5862,20 +6001,14 @@ TSC__FN uint64_t tsc__trace_write_one(FILE *out, const struct tsc_trace *t, unsi
         if (te < ts)
             te = ts;
         prev = ts;
-        fputs(",\n{\"name\":", out);
-        tsc__json_str(out, e->name ? e->name : "(null)");
-        fputs(",\"ph\":\"X\",\"ts\":", out);
-        tsc__trace_put_us(out, ts);
-        fputs(",\"dur\":", out);
-        tsc__trace_put_us(out, te - ts);
-        fprintf(out, ",\"pid\":%lu,\"tid\":%d}", pid, tid);
+        tsc__trace_put_x(out, e->name, ts, te - ts, pid, tid);
     }
     return unfinished;
 }
 
 TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *traces, int n)
 {
-    uint64_t dropped = 0, unfinished = 0, real;
+    uint64_t dropped = 0, unfinished = 0;
     unsigned long pid;
     int i;
     if (!out || n < 0 || (n > 0 && !traces))
@@ -5883,16 +6016,13 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
     for (i = 0; i < n; i++)
         if (!traces[i])
             return -EINVAL;
-    real = tsc__clock_real_offset();
     pid = TSC__CAST(unsigned long, tsc__pid());
     fputs("{\"traceEvents\":[", out);
     for (i = 0; i < n; i++) {
         dropped += traces[i]->dropped;
         unfinished += tsc__trace_write_one(out, traces[i], pid, i + 1);
     }
-    fprintf(out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\","
-                 "\"realtime_offset_ns\":\"%" PRId64 "\",\"dropped\":%" PRIu64 ",\"unfinished\":%" PRIu64
-                 "}}\n", TSC__CAST(int64_t, real), dropped, unfinished);
+    tsc__trace_tail(out, dropped, unfinished);
     return ferror(out) ? -EIO : 0;
 }
 #endif
@@ -5925,7 +6055,23 @@ struct tsc__zframe {
     uint64_t desc; /* zones nested in it at any depth                     */
     struct tsc__zrec *rec;
     uintptr_t frame, site;
+    struct tsc__zev *ev; /* its event in the thread's trace, or NULL      */
 };
+/* One event of a thread's zone trace: a slice [t0, t1] (t1 0 while open),
+ * a flow's departure or arrival (t1: the id), an instant, a counter's
+ * sample (t1: the value); stamps of the clock's counter. */
+struct tsc__zev {
+    uint64_t t0, t1;
+    const char *name;
+    uint32_t kind; /* TSC__ZE_*                                           */
+    uint32_t in;   /* an arrival inside a traced zone                     */
+};
+#define TSC__ZE_SLICE 0u
+#define TSC__ZE_OUT 1u
+#define TSC__ZE_IN 2u /* (3 instant and 4 counter: TSC_INSTANT, TSC_COUNTER) */
+#define TSC__ZFLOWS 64         /* flow names                                */
+#define TSC__ZFLOW_BIT 0x80000000u /* a record's zone: a flow's index       */
+#define TSC__ZFSLOTS 4096      /* departures waiting for their arrival      */
 #define TSC__ZCACHE 256 /* a thread's name -> record cache, open addressing */
 #define TSC__ZL_ZONES 0   /* calls not recorded: the table of names full    */
 #define TSC__ZL_RECORDS 1 /* the records full                               */
@@ -5941,6 +6087,20 @@ struct tsc__zthread {
     struct tsc__zrec *val[TSC__ZCACHE];
     struct tsc__zrec *map[TSC_ZONES_MAX]; /* zone -> this thread's record */
     struct tsc__zframe stack[TSC_ZONES_DEPTH + 1];
+    /* the trace: events [0, trn) of trcap, allocated at the first event */
+    struct tsc__zev *ev;
+    uint64_t trn, trcap, trdropped;
+    uint32_t trstate; /* 0 none yet, 1 allocated, 2 failed, 3 measuring  */
+    uint32_t unused2;
+    const char *tname;
+    const char *fkey[16]; /* flow name -> index cache                       */
+    int fidx[16];
+    struct tsc__zrec *fmap[TSC__ZFLOWS]; /* flow -> this thread's record   */
+};
+/* A departure waiting for its arrival, under the slot's lock. */
+struct tsc__zslot {
+    uint32_t lock, key; /* key: flow index + 1, 0 free                   */
+    uint64_t id, t;
 };
 struct tsc__zstate {
     uint32_t nthreads, nrecs;      /* blocks and records handed out        */
@@ -5950,6 +6110,11 @@ struct tsc__zstate {
     FILE *at_exit;                 /* tsc_zones_print_at_exit's stream     */
     uint32_t at_exit_set, unused;
     uintptr_t name[TSC_ZONES_MAX]; /* const char *, claimed by CAS; 0 free */
+    uint32_t tron;                 /* zones traced                         */
+    uint32_t flost[3];             /* flows: overwritten, unmatched, names */
+    size_t trbytes;                /* each new trace buffer's size         */
+    uintptr_t fname[TSC__ZFLOWS];  /* flow names, as name                  */
+    struct tsc__zslot slot[TSC__ZFSLOTS];
     struct tsc__zthread th[TSC_ZONES_THREADS];
     struct tsc__zrec rec[TSC_ZONES_RECORDS];
 };
@@ -5981,6 +6146,24 @@ TSC__SHARED struct tsc__zstate tsc__z = TSC__ZERO;
 TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uintptr_t site);
 TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe *f);
 TSC__COLD void tsc__zone_abandon(struct tsc__zthread *tb, uintptr_t frame, uintptr_t site);
+TSC__COLD struct tsc__zev *tsc__zone_trace_full(struct tsc__zthread *tb, const char *name, uint32_t kind);
+
+/* A slot in the thread's trace for an event of that kind, or NULL (the
+ * buffer full: counted; or none to be had). The first one allocates. */
+TSC__HOT struct tsc__zev *tsc__zone_trace_ev(struct tsc__zthread *tb, const char *name, uint32_t kind)
+{
+    struct tsc__zev *e;
+    uint64_t n = tb->trn;
+    if (TSC__UNLIKELY(n >= tb->trcap))
+        return tsc__zone_trace_full(tb, name, kind);
+    tb->trn = n + 1;
+    e = &tb->ev[n];
+    e->name = name;
+    e->kind = kind;
+    e->in = 0;
+    e->t1 = 0;
+    return e;
+}
 
 /* The hot path. Enter: the thread's block, its cache (a load and a
  * compare after a name's first use in the thread), a frame; the counter
@@ -5999,7 +6182,7 @@ TSC__HOT uint32_t tsc__zone_hash(const char *name)
  * open already in the same frame (recursion aside, that one was left), is
  * entered past zones left without their exit: those are closed first. */
 TSC__HOT uintptr_t tsc__zone_push(struct tsc__zthread *tb, struct tsc__zrec *r, uintptr_t frame,
-                                  uintptr_t site)
+                                  uintptr_t site, const char *name)
 {
     uint32_t d;
     struct tsc__zframe *f;
@@ -6017,6 +6200,9 @@ TSC__HOT uintptr_t tsc__zone_push(struct tsc__zthread *tb, struct tsc__zrec *r, 
     f->desc = 0;
     f->frame = frame;
     f->site = site;
+    f->ev = TSC__NULL;
+    if (TSC__UNLIKELY(TSC__RLX32(&tsc__z.tron)))
+        f->ev = tsc__zone_trace_ev(tb, name, TSC__ZE_SLICE);
     r->active++;
     f->t0 = tsc__clock_ticks_bare();
     return TSC__RCAST(uintptr_t, f);
@@ -6030,7 +6216,7 @@ TSC__HOT uintptr_t tsc__zone_enter(const char *name, uintptr_t frame, uintptr_t 
         tb = &tsc__z.th[t];
         h = tsc__zone_hash(name);
         if (TSC__LIKELY(tb->key[h] == name))
-            return tsc__zone_push(tb, tb->val[h], frame, site);
+            return tsc__zone_push(tb, tb->val[h], frame, site, name);
     }
 #endif
     return tsc__zone_enter_slow(name, frame, site);
@@ -6058,6 +6244,10 @@ TSC__HOT void tsc__zone_exit(uintptr_t fp)
     if (TSC__UNLIKELY(&tb->stack[tb->depth] != f) && !tsc__zone_unwind(tb, f))
         return;
     tb->depth--;
+    if (f->ev) { /* traced: the slice's stamps, set whole at its end */
+        f->ev->t0 = f->t0;
+        f->ev->t1 = t1;
+    }
     r = f->rec;
     /* Net of the overhead: this zone's own, and that of each zone nested
      * in it, so a parent's self keeps none of its children's cost. */
@@ -6147,26 +6337,27 @@ TSC__FN int tsc__zone_claim(uint32_t *count, uint32_t limit)
  * two units, is one zone), registered on its first use: linear probing
  * from the text's hash, a slot taken by one CAS. -1 when the table is
  * full. */
-TSC__FN int tsc__zone_find(const char *name)
+TSC__FN int tsc__zone_find_in(uintptr_t *tab, uint32_t size, const char *name)
 {
     uint32_t h = 2166136261u, i, k;
     const unsigned char *s = TSC__RCAST(const unsigned char *, name);
     uintptr_t v, me = TSC__RCAST(uintptr_t, name);
     for (; *s; s++)
         h = (h ^ *s) * 16777619u; /* FNV-1a */
-    for (k = 0; k < TSC_ZONES_MAX; k++) {
-        i = (h + k) % TSC_ZONES_MAX;
-        v = tsc__zld_ptr(&tsc__z.name[i]);
+    for (k = 0; k < size; k++) {
+        i = (h + k) % size;
+        v = tsc__zld_ptr(&tab[i]);
         if (v == 0) {
-            if (tsc__zcas_ptr(&tsc__z.name[i], 0, me))
+            if (tsc__zcas_ptr(&tab[i], 0, me))
                 return TSC__CAST(int, i);
-            v = tsc__zld_ptr(&tsc__z.name[i]);
+            v = tsc__zld_ptr(&tab[i]);
         }
         if (v == me || strcmp(TSC__RCAST(const char *, v), name) == 0)
             return TSC__CAST(int, i);
     }
     return -1;
 }
+TSC__FN int tsc__zone_find(const char *name) { return tsc__zone_find_in(tsc__z.name, TSC_ZONES_MAX, name); }
 
 /* Nearest rank p of a histogram of n samples, clamped to [mn, mx]. */
 TSC__FN uint64_t tsc__zone_pct(const uint64_t *h, uint64_t n, double p, uint64_t mn, uint64_t mx)
@@ -6203,8 +6394,10 @@ TSC__FN void tsc__zone_measure(struct tsc__zthread *tb, uint64_t *e0, uint64_t *
     uintptr_t fp = 0, here = TSC__FRAME();
     uint32_t h;
     int i, k;
+    uint32_t st = tb->trstate;
     memset(r, 0, sizeof r);
     tb->e0 = tb->c = 0;
+    tb->trstate = 3; /* (the empty zones measured are not traced) */
     for (k = 0; k < 2; k++) { /* the cache is empty: the first free slot */
         r[k].min = UINT64_MAX;
         for (h = tsc__zone_hash(k ? kp : ka); tb->key[h]; h = (h + 1) % TSC__ZCACHE)
@@ -6229,6 +6422,7 @@ TSC__FN void tsc__zone_measure(struct tsc__zthread *tb, uint64_t *e0, uint64_t *
     memset(tb->key, 0, sizeof tb->key);
     TSC__ZST(&tb->stack[0].kids, 0);
     tb->stack[0].desc = 0;
+    tb->trstate = st;
 }
 
 /* A thread's first zone: a block of the pool, the clock set up (as
@@ -6268,6 +6462,23 @@ TSC__FN struct tsc__zthread *tsc__zone_thread(void)
     return tb;
 }
 
+/* A new record of key (a zone, or TSC__ZFLOW_BIT | a flow) for the
+ * thread, from the pool; NULL, counted, when the pool is used up. */
+TSC__FN struct tsc__zrec *tsc__zone_new_rec(struct tsc__zthread *tb, uint32_t key)
+{
+    struct tsc__zrec *r;
+    int i = tsc__zone_claim(&tsc__z.nrecs, TSC_ZONES_RECORDS);
+    if (i < 0) {
+        TSC__ZADD(&tb->lost[TSC__ZL_RECORDS], 1);
+        return TSC__CAST(struct tsc__zrec *, TSC__NULL);
+    }
+    r = &tsc__z.rec[i];
+    r->zone = key;
+    TSC__ZST(&r->min, UINT64_MAX);
+    TSC__ST32(&r->ready, 1);
+    return r;
+}
+
 /* A name not in the thread's cache (its first use in the thread, or
  * pushed out by others): the zone, the thread's record of it, a place in
  * the cache. What cannot be had is counted and the zone not recorded: its
@@ -6285,7 +6496,7 @@ TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uint
     for (k = 0; k < TSC__ZCACHE; k++) {
         i = TSC__CAST(int, (h + k) % TSC__ZCACHE);
         if (tb->key[i] == name)
-            return tsc__zone_push(tb, tb->val[i], frame, site);
+            return tsc__zone_push(tb, tb->val[i], frame, site, name);
         if (!tb->key[i]) {
             free_slot = TSC__CAST(uint32_t, i);
             break;
@@ -6297,28 +6508,213 @@ TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uint
         return 0;
     }
     r = tb->map[z];
-    if (!r) {
-        i = tsc__zone_claim(&tsc__z.nrecs, TSC_ZONES_RECORDS);
-        if (i < 0) {
-            TSC__ZADD(&tb->lost[TSC__ZL_RECORDS], 1);
-            return 0;
-        }
-        r = &tsc__z.rec[i];
-        r->zone = TSC__CAST(uint32_t, z);
-        TSC__ZST(&r->min, UINT64_MAX);
-        TSC__ST32(&r->ready, 1);
-        tb->map[z] = r;
-    }
+    if (!r && !(r = tb->map[z] = tsc__zone_new_rec(tb, TSC__CAST(uint32_t, z))))
+        return 0;
     if (free_slot < TSC__ZCACHE) { /* a full cache: every call comes here */
         tb->val[free_slot] = r;
         tb->key[free_slot] = name;
     }
-    return tsc__zone_push(tb, r, frame, site);
+    return tsc__zone_push(tb, r, frame, site, name);
 #else
     (void)name;
     (void)frame;
     (void)site;
     return 0;
+#endif
+}
+
+/* --- zones traced: buffers, flows, marks -------------------------------- */
+
+/* calloc, bound by name as atexit is (below): no <stdlib.h> in users' files. */
+#if defined(TSC__GNU) && defined(TSC__ZONES_ON)
+#define TSC__ZTRACE_ON 1
+#if defined(__APPLE__) || (defined(_WIN32) && (defined(__i386__) || defined(_M_IX86)))
+extern void *tsc__calloc(size_t, size_t) __asm__("_calloc");
+#else
+extern void *tsc__calloc(size_t, size_t) __asm__("calloc");
+#endif
+#endif
+
+/* The thread's trace has no room: its first event allocates the buffer
+ * (once: a failed allocation is not retried), later ones are counted. */
+TSC__COLD struct tsc__zev *tsc__zone_trace_full(struct tsc__zthread *tb, const char *name, uint32_t kind)
+{
+#if defined(TSC__ZTRACE_ON)
+    size_t bytes = __atomic_load_n(&tsc__z.trbytes, __ATOMIC_RELAXED);
+    void *p;
+    if (tb->trstate == 3)
+        return TSC__CAST(struct tsc__zev *, TSC__NULL);
+    if (tb->trstate == 0) {
+        p = bytes >= sizeof(struct tsc__zev) ? tsc__calloc(1, bytes) : TSC__NULL;
+        tb->trstate = p ? 1u : 2u;
+        if (p) {
+            tb->ev = TSC__CAST(struct tsc__zev *, p);
+            tb->trcap = bytes / sizeof(struct tsc__zev);
+            return tsc__zone_trace_ev(tb, name, kind);
+        }
+    }
+#else
+    (void)name;
+    (void)kind;
+#endif
+    tb->trdropped++;
+    return TSC__CAST(struct tsc__zev *, TSC__NULL);
+}
+
+/* A flow's index, through the thread's cache; -1 when the names are used up. */
+TSC__FN int tsc__flow_index(struct tsc__zthread *tb, const char *name)
+{
+    uint32_t h = tsc__zone_hash(name) >> 4;
+    int i;
+    if (tb->fkey[h] == name)
+        return tb->fidx[h];
+    i = tsc__zone_find_in(tsc__z.fname, TSC__ZFLOWS, name);
+    if (i < 0) {
+        (void)tsc__zone_claim(&tsc__z.flost[2], UINT32_MAX);
+        return -1;
+    }
+    tb->fkey[h] = name;
+    tb->fidx[h] = i;
+    return i;
+}
+
+/* The departure's slot, locked (a few stores are done under it); NULL
+ * where it stayed taken (its holder preempted) for 1000 tries. */
+TSC__FN struct tsc__zslot *tsc__flow_lock(int fz, uint64_t id)
+{
+    uint64_t k = (id + TSC__CAST(uint64_t, fz) * UINT64_C(0x9E3779B97F4A7C15)) * UINT64_C(0xBF58476D1CE4E5B9);
+    struct tsc__zslot *s = &tsc__z.slot[(k >> 40) % TSC__ZFSLOTS];
+    int n;
+    for (n = 0; n < 1000; n++)
+        if (TSC__RLX32(&s->lock) == 0 && tsc__cas32(&s->lock, 0, 1))
+            return s;
+    return TSC__CAST(struct tsc__zslot *, TSC__NULL);
+}
+
+/* A flow mark's event in the thread's trace. */
+TSC__FN void tsc__flow_trace(struct tsc__zthread *tb, const char *name, uint32_t kind, uint64_t t,
+                             uint64_t v)
+{
+    struct tsc__zev *e;
+    struct tsc__zframe *f = &tb->stack[tb->depth];
+    if (!TSC__RLX32(&tsc__z.tron) || !(e = tsc__zone_trace_ev(tb, name, kind)))
+        return;
+    e->t0 = t;
+    e->t1 = v;
+    e->in = tb->depth > 0 && f->ev;
+}
+
+/* The latency of one arrival (ns, as the trace converts both stamps) into
+ * the thread's record of the flow. */
+TSC__FN void tsc__flow_add(struct tsc__zthread *tb, int fz, uint64_t ns)
+{
+    struct tsc__zrec *r = tb->fmap[fz];
+    if (!r && !(r = tb->fmap[fz] = tsc__zone_new_rec(tb, TSC__ZFLOW_BIT | TSC__CAST(uint32_t, fz))))
+        return;
+    TSC__ZADD(&r->calls, 1);
+    TSC__ZADD(&r->all, ns);
+    if (ns < TSC__ZLD(&r->min))
+        TSC__ZST(&r->min, ns);
+    if (ns > TSC__ZLD(&r->max))
+        TSC__ZST(&r->max, ns);
+    TSC__ZADD(&r->hist[tsc__zone_bucket(ns)], 1);
+}
+
+/* A departure (in 0) leaves its stamp in its slot; an arrival takes it
+ * out and records the latency. Both go into the trace. */
+TSC__API void tsc__flow(const char *name, uint64_t id, int in)
+{
+#if defined(TSC__ZTRACE_ON)
+    struct tsc__zthread *tb = tsc__zone_thread();
+    struct tsc__zslot *s;
+    uint64_t t, t0 = 0, a, b;
+    uint32_t key;
+    int fz, found = 0;
+    if (!tb || (fz = tsc__flow_index(tb, name)) < 0)
+        return;
+    t = tsc_clock_ticks();
+    key = TSC__CAST(uint32_t, fz) + 1u;
+    s = tsc__flow_lock(fz, id);
+    if (!in && (!s || s->key)) /* a departure still waiting is overwritten: lost */
+        (void)tsc__zone_claim(&tsc__z.flost[0], UINT32_MAX);
+    if (s && !in) {
+        s->key = key;
+        s->id = id;
+        s->t = t;
+    } else if (s && s->key == key && s->id == id) {
+        found = 1;
+        t0 = s->t;
+        s->key = 0;
+    }
+    if (s)
+        TSC__ST32(&s->lock, 0);
+    if (in && !found) {
+        (void)tsc__zone_claim(&tsc__z.flost[1], UINT32_MAX);
+        return;
+    }
+    if (in) {
+        a = tsc_clock_ticks_to_ns(t0);
+        b = tsc_clock_ticks_to_ns(t);
+        tsc__flow_add(tb, fz, b > a ? b - a : 0);
+    }
+    tsc__flow_trace(tb, name, in ? TSC__ZE_IN : TSC__ZE_OUT, t, id);
+#else
+    (void)name;
+    (void)id;
+    (void)in;
+#endif
+}
+
+TSC__API void tsc__zone_mark(const char *name, int64_t value, uint32_t kind)
+{
+#if defined(TSC__ZTRACE_ON)
+    struct tsc__zthread *tb;
+    struct tsc__zev *e;
+    if (!TSC__RLX32(&tsc__z.tron) || !(tb = tsc__zone_thread()))
+        return;
+    if ((e = tsc__zone_trace_ev(tb, name, kind)) != TSC__NULL) {
+        e->t0 = tsc_clock_ticks();
+        e->t1 = TSC__CAST(uint64_t, value);
+    }
+#else
+    (void)name;
+    (void)value;
+    (void)kind;
+#endif
+}
+
+TSC__API int tsc_zones_trace(size_t bytes_per_thread)
+{
+#if defined(TSC__ZTRACE_ON)
+    if (bytes_per_thread == 0) {
+        TSC__ST32(&tsc__z.tron, 0);
+        return 0;
+    }
+    if (bytes_per_thread < sizeof(struct tsc__zev))
+        return -EINVAL;
+    (void)tsc_now_ns(); /* the clock set up now, not in a traced zone */
+    __atomic_store_n(&tsc__z.trbytes, bytes_per_thread, __ATOMIC_RELAXED);
+    TSC__ST32(&tsc__z.tron, 1);
+    return 0;
+#else
+    (void)bytes_per_thread;
+    return -ENOSYS;
+#endif
+}
+
+TSC__API int tsc_zones_thread_name(const char *name)
+{
+#if defined(TSC__ZONES_ON)
+    struct tsc__zthread *tb;
+    if (!name)
+        return -EINVAL;
+    if (!(tb = tsc__zone_thread()))
+        return -EAGAIN;
+    tb->tname = name;
+    return 0;
+#else
+    (void)name;
+    return -ENOSYS;
 #endif
 }
 
@@ -6386,26 +6782,69 @@ struct tsc__zrow {
     uint64_t calls, total, self, all, min, max, p50, p99;
     uint32_t threads;
 };
-/* What the rows leave out, and the root zones' total. */
+/* What the rows leave out, and the root zones' total; the flows' rows
+ * (latencies in ns) and what they leave out. */
 struct tsc__zsum {
     uint64_t root, lost[4];
-    uint32_t threads, refused, zones;
+    uint32_t threads, refused, zones, nflows;
+    uint32_t flost[3];
+    struct tsc__zrow flows[TSC__ZFLOWS];
 };
 
 #if TSC__IMPL
 /* A signed sum, floored at 0 for display. */
 TSC__FN uint64_t tsc__zone_pos(uint64_t v) { return v >> 63 ? 0 : v; }
 
+/* The records of key (a zone, or TSC__ZFLOW_BIT | a flow) merged over
+ * the threads into *row; 0 where it has no calls. */
+TSC__FN int tsc__zone_merge(uint32_t key, const char *name, struct tsc__zrow *row)
+{
+    uint64_t h[TSC__ZH_BUCKETS], v;
+    uint32_t nrec = TSC__LD32(&tsc__z.nrecs), i;
+    struct tsc__zrec *r;
+    int j;
+    memset(row, 0, sizeof *row);
+    memset(h, 0, sizeof h);
+    row->name = name;
+    row->min = UINT64_MAX;
+    for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
+        r = &tsc__z.rec[i];
+        if (!TSC__LD32(&r->ready) || r->zone != key || !(v = TSC__ZLD(&r->calls)))
+            continue;
+        row->calls += v;
+        row->threads++;
+        row->total += TSC__ZLD(&r->total);
+        row->self += TSC__ZLD(&r->self);
+        row->all += TSC__ZLD(&r->all);
+        v = TSC__ZLD(&r->min);
+        row->min = v < row->min ? v : row->min;
+        v = TSC__ZLD(&r->max);
+        row->max = v > row->max ? v : row->max;
+        for (j = 0; j < TSC__ZH_BUCKETS; j++)
+            h[j] += TSC__ZLD(&r->hist[j]);
+    }
+    if (!row->calls)
+        return 0;
+    row->total = tsc__zone_pos(row->total);
+    row->self = tsc__zone_pos(row->self);
+    row->min = row->min > row->max ? row->max : row->min; /* (a reset in between) */
+    for (v = 0, j = 0; j < TSC__ZH_BUCKETS; j++)
+        v += h[j];
+    row->p50 = tsc__zone_pct(h, v, 50, row->min, row->max);
+    row->p99 = tsc__zone_pct(h, v, 99, row->min, row->max);
+    return 1;
+}
+
 /* Merges every thread's records into rows (zones run at least once),
- * sorted by self time, most first. Returns the number of rows. */
+ * sorted by self time, most first, and the flows' into sum->flows.
+ * Returns the number of rows. */
 TSC__FN int tsc__zones_collect(struct tsc__zrow *rows, struct tsc__zsum *sum)
 {
-    uint64_t h[TSC__ZH_BUCKETS], v, root = 0;
+    uint64_t root = 0;
     uintptr_t nm;
-    uint32_t nrec = TSC__LD32(&tsc__z.nrecs), nth = TSC__LD32(&tsc__z.nthreads), i, z;
-    struct tsc__zrec *r;
+    uint32_t nth = TSC__LD32(&tsc__z.nthreads), i, z;
     struct tsc__zrow row;
-    int n = 0, k, j;
+    int n = 0, k;
     tsc__zones_sweep();
     memset(sum, 0, sizeof *sum);
     for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
@@ -6420,40 +6859,19 @@ TSC__FN int tsc__zones_collect(struct tsc__zrow *rows, struct tsc__zsum *sum)
         if (!(nm = tsc__zld_ptr(&tsc__z.name[z])))
             continue;
         sum->zones++;
-        memset(&row, 0, sizeof row);
-        memset(h, 0, sizeof h);
-        row.name = TSC__RCAST(const char *, nm);
-        row.min = UINT64_MAX;
-        for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
-            r = &tsc__z.rec[i];
-            if (!TSC__LD32(&r->ready) || r->zone != z || !(v = TSC__ZLD(&r->calls)))
-                continue;
-            row.calls += v;
-            row.threads++;
-            row.total += TSC__ZLD(&r->total);
-            row.self += TSC__ZLD(&r->self);
-            row.all += TSC__ZLD(&r->all);
-            v = TSC__ZLD(&r->min);
-            row.min = v < row.min ? v : row.min;
-            v = TSC__ZLD(&r->max);
-            row.max = v > row.max ? v : row.max;
-            for (j = 0; j < TSC__ZH_BUCKETS; j++)
-                h[j] += TSC__ZLD(&r->hist[j]);
-        }
-        if (!row.calls)
+        if (!tsc__zone_merge(z, TSC__RCAST(const char *, nm), &row))
             continue;
-        row.total = tsc__zone_pos(row.total);
-        row.self = tsc__zone_pos(row.self);
-        row.min = row.min > row.max ? row.max : row.min; /* (a reset in between) */
-        for (v = 0, j = 0; j < TSC__ZH_BUCKETS; j++)
-            v += h[j];
-        row.p50 = tsc__zone_pct(h, v, 50, row.min, row.max);
-        row.p99 = tsc__zone_pct(h, v, 99, row.min, row.max);
         for (k = n; k > 0 && rows[k - 1].self < row.self; k--)
             rows[k] = rows[k - 1];
         rows[k] = row;
         n++;
     }
+    for (z = 0; z < TSC__ZFLOWS; z++) /* flows, in the table's order */
+        if ((nm = tsc__zld_ptr(&tsc__z.fname[z])) &&
+            tsc__zone_merge(TSC__ZFLOW_BIT | z, TSC__RCAST(const char *, nm), &sum->flows[sum->nflows]))
+            sum->nflows++;
+    for (k = 0; k < 3; k++)
+        sum->flost[k] = TSC__LD32(&tsc__z.flost[k]);
     return n;
 }
 
@@ -6477,6 +6895,36 @@ TSC__FN void tsc__zones_lost(FILE *out, const struct tsc__zsum *s, const char *p
             TSC_ZONES_THREADS);
 }
 
+TSC__FN void tsc__flows_lost(FILE *out, const struct tsc__zsum *s, const char *prefix);
+/* The flows' hand-over latencies, and the flows not matched. */
+TSC__FN void tsc__flows_print(FILE *out, const struct tsc__zsum *s, int w)
+{
+    const struct tsc__zrow *f;
+    uint32_t i;
+    if (s->nflows)
+        fprintf(out, "\n  %-*s %10s %12s %12s %12s %12s %12s %7s\n", w, "flow", "count", "min", "mean",
+                "p50", "p99", "max", "threads");
+    for (i = 0; i < s->nflows; i++) {
+        f = &s->flows[i];
+        fprintf(out, "  %-*.*s %10" PRIu64, w, w, f->name, f->calls);
+        tsc__print_ns(out, f->min);
+        tsc__print_ns(out, f->all / f->calls);
+        tsc__print_ns(out, f->p50);
+        tsc__print_ns(out, f->p99);
+        tsc__print_ns(out, f->max);
+        fprintf(out, " %7" PRIu32 "\n", f->threads);
+    }
+    tsc__flows_lost(out, s, "  ");
+}
+/* "flows not matched: ..." where some were not. */
+TSC__FN void tsc__flows_lost(FILE *out, const struct tsc__zsum *s, const char *prefix)
+{
+    if (s->flost[0] | s->flost[1] | s->flost[2])
+        fprintf(out, "%sflows not matched: %" PRIu32 " departures overwritten before their arrival, %"
+                PRIu32 " arrivals without their departure, %" PRIu32 " marks past %d flow names\n",
+                prefix, s->flost[0], s->flost[1], s->flost[2], TSC__ZFLOWS);
+}
+
 TSC__API void tsc_zones_print(FILE *out)
 {
     struct tsc__zrow rows[TSC_ZONES_MAX];
@@ -6488,6 +6936,10 @@ TSC__API void tsc_zones_print(FILE *out)
     n = tsc__zones_collect(rows, &s);
     for (i = 0; i < n; i++) {
         len = strlen(rows[i].name);
+        w = len > 40 ? 40 : TSC__CAST(int, len) > w ? TSC__CAST(int, len) : w;
+    }
+    for (i = 0; i < TSC__CAST(int, s.nflows); i++) {
+        len = strlen(s.flows[i].name);
         w = len > 40 ? 40 : TSC__CAST(int, len) > w ? TSC__CAST(int, len) : w;
     }
     fprintf(out, "  %-*s %10s %7s %12s %12s %12s %12s %12s %12s %7s\n", w, "zone", "calls",
@@ -6511,6 +6963,7 @@ TSC__API void tsc_zones_print(FILE *out)
             TSC__LD32(&tsc__z.over) == 2 ? tsc__z.e0 : 0,
             TSC__LD32(&tsc__z.over) == 2 ? tsc__z.c : 0);
     tsc__zones_lost(out, &s, "  ");
+    tsc__flows_print(out, &s, w);
 #if !defined(TSC__ZONES_ON)
     fputs("  zones record nothing here: this compiler has no thread-local storage\n", out);
 #endif
@@ -6527,6 +6980,53 @@ TSC__FN void tsc__zone_put_md(FILE *out, const char *s)
     }
 }
 
+/* The flows' rows (after the zones' rows): markdown a table of its own,
+ * CSV and JSON rows with flow 1 (zones' rows: 0 in CSV, no field in
+ * JSON), calls the count, self and total 0; the flows not matched in a
+ * line (markdown) or a last row "(flows not matched)" (the count in calls;
+ * JSON: overwritten, unmatched and past_names fields). */
+TSC__FN void tsc__flows_write(FILE *out, int format, const struct tsc__zsum *s, int rows)
+{
+    const struct tsc__zrow *f;
+    uint32_t i, lost = s->flost[0] + s->flost[1] + s->flost[2];
+    if (format == TSC_BENCH_MARKDOWN && s->nflows)
+        fputs("\n| flow | count | min ns | mean ns | p50 ns | p99 ns | max ns | threads |\n"
+              "|:---|---:|---:|---:|---:|---:|---:|---:|\n", out);
+    for (i = 0; i < s->nflows; i++) {
+        f = &s->flows[i];
+        if (format == TSC_BENCH_MARKDOWN) {
+            fputs("| ", out);
+            tsc__zone_put_md(out, f->name);
+            fprintf(out, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64
+                    " | %" PRIu32 " |\n", f->calls, f->min, f->all / f->calls, f->p50, f->p99, f->max, f->threads);
+        } else if (format == TSC_BENCH_CSV) {
+            fputc('"', out);
+            tsc__put_escaped(out, f->name);
+            fprintf(out, "\",%" PRIu64 ",0.000,0,0,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                    ",%" PRIu32 ",1\n", f->calls, f->min, f->all / f->calls, f->p50, f->p99, f->max, f->threads);
+        } else {
+            fputs(rows++ ? ",\n {\"name\": " : "\n {\"name\": ", out);
+            tsc__json_str(out, f->name);
+            fprintf(out, ", \"calls\": %" PRIu64 ", \"self_pct\": 0, \"self_ns\": 0, \"total_ns\": 0, "
+                    "\"min_ns\": %" PRIu64 ", \"mean_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p99_ns\": %"
+                    PRIu64 ", \"max_ns\": %" PRIu64 ", \"threads\": %" PRIu32 ", \"flow\": 1}",
+                    f->calls, f->min, f->all / f->calls, f->p50, f->p99, f->max, f->threads);
+        }
+    }
+    if (!lost)
+        return;
+    if (format == TSC_BENCH_MARKDOWN)
+        tsc__flows_lost(out, s, "\n");
+    else if (format == TSC_BENCH_CSV)
+        fprintf(out, "\"(flows not matched)\",%" PRIu32 ",0.000,0,0,0,0,0,0,0,0,1\n", lost);
+    else
+        fprintf(out, "%s {\"name\": \"(flows not matched)\", \"calls\": %" PRIu32 ", \"self_pct\": 0, "
+                "\"self_ns\": 0, \"total_ns\": 0, \"min_ns\": 0, \"mean_ns\": 0, \"p50_ns\": 0, "
+                "\"p99_ns\": 0, \"max_ns\": 0, \"threads\": 0, \"overwritten\": %" PRIu32
+                ", \"unmatched\": %" PRIu32 ", \"past_names\": %" PRIu32 ", \"flow\": 1}",
+                rows ? ",\n" : "\n", lost, s->flost[0], s->flost[1], s->flost[2]);
+}
+
 TSC__API int tsc_zones_write(FILE *out, int format)
 {
     struct tsc__zrow rows[TSC_ZONES_MAX], *r;
@@ -6541,7 +7041,7 @@ TSC__API int tsc_zones_write(FILE *out, int format)
         fputs("| zone | calls | self % | self ns | total ns | min ns | mean ns | p50 ns | p99 ns "
               "| max ns | threads |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
     else if (format == TSC_BENCH_CSV)
-        fputs("name,calls,self_pct,self_ns,total_ns,min_ns,mean_ns,p50_ns,p99_ns,max_ns,threads\n", out);
+        fputs("name,calls,self_pct,self_ns,total_ns,min_ns,mean_ns,p50_ns,p99_ns,max_ns,threads,flow\n", out);
     else
         fputs("[", out);
     for (i = 0; i < n; i++) {
@@ -6556,7 +7056,7 @@ TSC__API int tsc_zones_write(FILE *out, int format)
         } else if (format == TSC_BENCH_CSV) {
             fputc('"', out);
             tsc__put_escaped(out, r->name);
-            fprintf(out, "\",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
+            fprintf(out, "\",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",0\n",
                     r->calls, tsc__zpct(r->self, &s), tsc__zns(r->self), tsc__zns(r->total),
                     tsc__zns(r->min), tsc__zns(r->all / r->calls), tsc__zns(r->p50),
                     tsc__zns(r->p99), tsc__zns(r->max), r->threads);
@@ -6581,7 +7081,7 @@ TSC__API int tsc_zones_write(FILE *out, int format)
                     " |\n", lost + s.lost[3], s.refused);
             tsc__zones_lost(out, &s, "\n");
         } else if (format == TSC_BENCH_CSV)
-            fprintf(out, "\"(not recorded)\",%" PRIu64 ",0.000,0,0,0,0,0,0,0,%" PRIu32 "\n",
+            fprintf(out, "\"(not recorded)\",%" PRIu64 ",0.000,0,0,0,0,0,0,0,%" PRIu32 ",0\n",
                     lost + s.lost[3], s.refused);
         else
             fprintf(out, "%s {\"name\": \"(not recorded)\", \"calls\": %" PRIu64 ", \"self_pct\": 0, "
@@ -6591,6 +7091,7 @@ TSC__API int tsc_zones_write(FILE *out, int format)
                     PRIu64 "}", n ? ",\n" : "\n", lost + s.lost[3], s.refused, s.lost[3], s.lost[0], s.lost[1],
                     s.lost[2]);
     }
+    tsc__flows_write(out, format, &s, n + (lost || s.lost[3] || s.refused));
     if (format == TSC_BENCH_JSON)
         fputs("\n]\n", out);
     return ferror(out) ? -EIO : 0;
@@ -6612,12 +7113,73 @@ TSC__API void tsc_zones_reset(void)
         for (k = 0; k < TSC__ZH_BUCKETS; k++)
             TSC__ZST(&r->hist[k], 0);
     }
+    for (k = 0; k < 3; k++)
+        TSC__ST32(&tsc__z.flost[k], 0);
     for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
         TSC__ZST(&tsc__z.th[i].stack[0].kids, 0);
         for (k = 0; k < 4; k++)
             TSC__ZST(&tsc__z.th[i].lost[k], 0);
     }
 }
+/* One event of a zone trace (after the metadata: ",\n" first). */
+TSC__FN void tsc__zone_put_ev(FILE *out, const struct tsc__zev *e, uint64_t ts, unsigned long pid, int tid)
+{
+    static const char *const ph[] = {"s", "f", "i", "C"};
+    uint64_t te;
+    if (e->kind == TSC__ZE_SLICE) {
+        te = tsc_clock_ticks_to_ns(e->t1);
+        tsc__trace_put_x(out, e->name, ts, te > ts ? te - ts : 0, pid, tid);
+        return;
+    }
+    fputs(",\n{\"name\":", out);
+    tsc__json_str(out, e->name);
+    fprintf(out, ",\"ph\":\"%s\",\"ts\":", ph[e->kind - 1u]);
+    tsc__trace_put_us(out, ts);
+    fprintf(out, ",\"pid\":%lu,\"tid\":%d", pid, tid);
+    if (e->kind <= TSC__ZE_IN)
+        fprintf(out, ",\"cat\":\"flow\",\"id\":\"0x%" PRIx64 "\"%s}", e->t1,
+                e->kind == TSC__ZE_IN && e->in ? ",\"bp\":\"e\"" : "");
+    else if (e->kind == 3u)
+        fputs(",\"s\":\"t\"}", out);
+    else
+        fprintf(out, ",\"args\":{\"value\":%" PRId64 "}}", TSC__CAST(int64_t, e->t1));
+}
+
+TSC__API int tsc_zones_write_trace(FILE *out)
+{
+    uint32_t nth = TSC__LD32(&tsc__z.nthreads), i;
+    uint64_t dropped = 0, unfinished = 0, k, ts, prev;
+    const struct tsc__zthread *tb;
+    const struct tsc__zev *e;
+    unsigned long pid;
+    int first = 1;
+    if (!out)
+        return -EINVAL;
+    pid = TSC__CAST(unsigned long, tsc__pid());
+    fputs("{\"traceEvents\":[", out);
+    for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
+        tb = &tsc__z.th[i];
+        if (!tb->ev && !tb->tname && !tb->trdropped)
+            continue;
+        tsc__trace_meta(out, pid, TSC__CAST(int, i + 1), tb->tname, tb->trdropped, first);
+        first = 0;
+        dropped += tb->trdropped;
+        for (prev = 0, k = 0; k < tb->trn; k++) {
+            e = &tb->ev[k];
+            if (e->kind == TSC__ZE_SLICE && e->t1 == 0) {
+                unfinished++; /* still open, or left without its exit */
+                continue;
+            }
+            ts = tsc_clock_ticks_to_ns(e->t0);
+            ts = ts < prev ? prev : ts; /* (in order of start, as written) */
+            prev = ts;
+            tsc__zone_put_ev(out, e, ts, pid, TSC__CAST(int, i + 1));
+        }
+    }
+    tsc__trace_tail(out, dropped, unfinished);
+    return ferror(out) ? -EIO : 0;
+}
+
 #endif
 
 /* atexit, declared under a name of our own bound to the C library's

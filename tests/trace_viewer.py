@@ -21,6 +21,8 @@ viewer is missing.
 
 Usage: trace_viewer.py --gen TRACE_VIEWER_GEN --example EXAMPLE_TRACE
        trace_viewer.py --screenshot OUT.png --example EXAMPLE_TRACE
+(the example: examples/trace.c, or examples/pipeline.c for its zones'
+trace, built; either writes its trace to the path it is given)
 """
 import argparse
 import decimal
@@ -59,9 +61,23 @@ const groups = GROUPS;
 
 # Each group into a model of its own; the model as plain data.
 PAGE_MODEL = """
+function where(slice) {
+  if (!slice) return null;
+  const t = slice.parentContainer;
+  return [t.parent.pid, t.tid, t.sliceGroup.slices.indexOf(slice)];
+}
+
 function describe(model) {
   const threads = model.getAllThreads().slice().sort(tr.model.Thread.compare);
+  const counters = [];
+  for (const p of model.getAllProcesses())
+    for (const c of Object.values(p.counters))
+      counters.push({pid: p.pid, name: c.name, series: c.series.map(s => ({
+        name: s.name, samples: s.samples.map(x => [x.timestamp, x.value])}))});
   return {
+    flows: model.flowEvents.map(f => ({title: f.title, start: f.start, duration: f.duration,
+                                       from: where(f.startSlice), to: where(f.endSlice)})),
+    counters: counters,
     warnings: model.importWarnings.map(w => (w.showToUser ? 'shown ' : '') + w.type + ': ' + w.message),
     threads: threads.map(t => {
       const slices = t.sliceGroup.slices;
@@ -108,6 +124,9 @@ document.addEventListener('WebComponentsReady', function() {
   view.track_view_container = container;
   Polymer.dom(view).appendChild(container);
   Polymer.dom(document.body).appendChild(view);
+  // Flow arrows drawn, as a user ticks "flow" under "Flow events" (the
+  // category of tsc_zones_write_trace's flows; off by default).
+  tr.b.Settings.set('tr.ui.TimelineView.selectedFlowEvents.flow', true);
   view.model = model;
   view.viewTitle = TITLE;
   // Hidden, as a user would: the notice that the page runs on a polyfill
@@ -201,9 +220,9 @@ def load(path, check=None):
         text = data.decode("utf-8", errors="replace")
     doc = json.loads(text, parse_float=decimal.Decimal)
     for e in doc["traceEvents"]:
-        if e["ph"] == "X":
+        if "ts" in e:
             e["ts_ns"] = int(decimal.Decimal(e["ts"]) * 1000)
-            e["dur_ns"] = int(decimal.Decimal(e["dur"]) * 1000)
+            e["dur_ns"] = int(decimal.Decimal(e.get("dur", 0)) * 1000)
     return text, doc
 
 
@@ -231,7 +250,7 @@ def file_threads(docs):
             t = threads.setdefault(key, {"name": None, "events": []})
             if e["ph"] == "M" and e["name"] == "thread_name":
                 t["name"] = e["args"]["name"]
-            elif e["ph"] == "X":
+            elif e["ph"] in ("X", "i"):  # (the viewer makes a thread's instant a slice of 0 ns)
                 t["events"].append(e)
     for t in threads.values():
         stack = []
@@ -300,6 +319,67 @@ def check_group(check, label, docs, model):
                           % (at, into_viewer, into_file))
 
 
+def inner_slice(events, ts):
+    """The index of the innermost complete event of a thread holding ts."""
+    best = None
+    for i, e in enumerate(events):
+        if e["ph"] == "X" and e["ts_ns"] <= ts <= e["ts_ns"] + e["dur_ns"]:
+            best = i
+    return best
+
+
+def check_flows(check, label, docs, model):
+    """Every flow written ("s" then "f" of one name and id) drawn as an arrow
+    from the slice holding its start to the slice holding its end ("bp":
+    "e") or to the thread's next slice; counters' samples as written."""
+    if "error" in model:
+        return
+    threads = file_threads(docs)
+    events = [e for doc in docs for e in doc["traceEvents"]]
+    origin = min(e["ts_ns"] for t in threads.values() for e in t["events"])
+    starts = {(e["name"], e["id"]): e for e in events if e["ph"] == "s"}
+    want = []
+    for f in (e for e in events if e["ph"] == "f"):
+        s = starts[(f["name"], f["id"])]
+        src = (s["pid"], s["tid"])
+        dst = (f["pid"], f["tid"])
+        a = inner_slice(threads[src]["events"], s["ts_ns"])
+        if f.get("bp") == "e":
+            b = inner_slice(threads[dst]["events"], f["ts_ns"])
+        else:
+            b = next(i for i, e in enumerate(threads[dst]["events"]) if e["ph"] == "X" and e["ts_ns"] >= f["ts_ns"])
+        check(a is not None and b is not None, "%s: flow %s %s has slices at both ends in the file" % (label, f["name"], f["id"]))
+        want.append((f["name"], list(src) + [a], list(dst) + [b], s["ts_ns"] - origin, f["ts_ns"] - s["ts_ns"]))
+    got = model["flows"]
+    check(len(got) == len(want), "%s: %d flow arrows in the viewer, %d flows in the file" % (label, len(got), len(want)))
+    drawn = {(g["title"], tuple(g["from"] or ()), tuple(g["to"] or ())): g for g in got}
+    for name, a, b, start, dur in want:
+        g = drawn.get((name, tuple(a), tuple(b)))
+        if not check(g is not None, "%s: no arrow %s from slice %s to slice %s" % (label, name, a, b)):
+            continue
+        check(abs(g["start"] * 1e6 - start) <= TOLERANCE_NS and abs(g["duration"] * 1e6 - dur) <= TOLERANCE_NS,
+              "%s: arrow %s from %s at %.3f ns lasting %.3f ns in the viewer, %d and %d ns in the file"
+              % (label, name, a, g["start"] * 1e6, g["duration"] * 1e6, start, dur))
+    samples = {}
+    for e in events:
+        if e["ph"] == "C":
+            samples.setdefault((e["pid"], e["name"]), []).append((e["ts_ns"] - origin, e["args"]["value"]))
+    counters = {(c["pid"], c["name"]): c for c in model["counters"]}
+    check(sorted(counters) == sorted(samples), "%s: counters %s in the viewer, %s in the file"
+          % (label, sorted(counters), sorted(samples)))
+    for key, want_s in samples.items():
+        c = counters.get(key)
+        if c is None:
+            continue
+        got_s = c["series"][0]["samples"] if len(c["series"]) == 1 else []
+        check(len(got_s) == len(want_s), "%s: counter %s: %d samples in the viewer, %d in the file"
+              % (label, key[1], len(got_s), len(want_s)))
+        for (ts, v), (gts, gv) in zip(want_s, got_s):
+            check(abs(gts * 1e6 - ts) <= TOLERANCE_NS and gv == v, "%s: counter %s sample at %.3f ns = %r in the viewer, %d ns = %r in the file"
+                  % (label, key[1], gts * 1e6, gv, ts, v))
+    return len(want), sum(len(v) for v in samples.values())
+
+
 def check_turns(check, model):
     """Two processes taking turns: each block drawn after the one before it
     in the exchange, whichever process drew it."""
@@ -336,7 +416,8 @@ def test(browser, tmp):
     run([ARGS.example, os.path.join(tmp, "trace.json")])
     groups = [("tiny blocks", ["tiny.json"]), ("escapes, invalid UTF-8, dropped, idle", ["odd.json"]),
               ("no traces", ["empty.json"]), ("two processes", ["proc_a.json", "proc_b.json"]),
-              ("examples/trace.c", ["trace.json"])]
+              ("examples/trace.c", ["trace.json"]),
+              ("zones traced: flows, instants, counters", ["zones.json"])]
     check = Check()
     files = {f: load(os.path.join(tmp, f), check) for _, fs in groups for f in fs}
     page(tmp, "test.html", [[files[f][0] for f in fs] for _, fs in groups], PAGE_MODEL)
@@ -345,17 +426,22 @@ def test(browser, tmp):
     for (label, fs), model in zip(groups, models):
         check_group(check, label, [files[f][1] for f in fs], model)
     check_turns(check, models[3])
+    nflows, nsamples = check_flows(check, groups[5][0], [files["zones.json"][1]], models[5])
+    instants = sum(1 for t in models[5].get("threads", []) for s in t["slices"] if s["duration"] == 0)
+    check(nflows >= 60 and nsamples >= 60 and instants >= 7,
+          "zones.json: %d flows, %d counter samples, %d instants (60, 60, 7 written)" % (nflows, nsamples, instants))
     odd = [s["title"] for t in models[1].get("threads", []) for s in t["slices"]]
     check(any("\ufffd" in s for s in odd), "no U+FFFD in the names the viewer shows: %r" % odd)
     events = sum(len(t["slices"]) for m in models for t in m.get("threads", []))
-    print("%d checks on %d groups (%d events): %d failed" % (check.checks, len(groups), events, check.failures))
+    print("%d checks on %d groups (%d events, %d flow arrows, %d counter samples): %d failed"
+          % (check.checks, len(groups), events, nflows, nsamples, check.failures))
     return 1 if check.failures else 0
 
 
 def screenshot(browser, tmp, out, size):
-    run([ARGS.example, os.path.join(tmp, "trace.json")])
+    run([ARGS.example, os.path.join(tmp, "trace.json")] + ARGS.example_args.split())
     text, _ = load(os.path.join(tmp, "trace.json"))
-    page(tmp, "view.html", [[text]], PAGE_VIEW, "examples/trace.c")
+    page(tmp, "view.html", [[text]], PAGE_VIEW, "examples/%s.c" % os.path.basename(ARGS.example))
     browse(browser, tmp, "view.html", ["--screenshot=" + os.path.abspath(out), "--window-size=" + size,
                                        "--hide-scrollbars"])
     print("wrote " + out)
@@ -367,8 +453,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gen", help="tests/trace_viewer_gen, built")
     ap.add_argument("--example", required=True, help="examples/trace.c, built")
-    ap.add_argument("--screenshot", metavar="PNG", help="draw examples/trace.c's trace instead of testing")
+    ap.add_argument("--screenshot", metavar="PNG", help="draw the example's trace instead of testing")
     ap.add_argument("--window-size", default="1200,236")
+    ap.add_argument("--example-args", default="", help="more arguments for the example (--screenshot)")
     ap.add_argument("--viewer", default=VIEWER_DIR, help="directory of " + " and ".join(VIEWER_FILES))
     ap.add_argument("--browser", default=BROWSER)
     ap.add_argument("--keep", action="store_true", help="keep the page and traces (printed)")

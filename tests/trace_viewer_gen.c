@@ -8,6 +8,12 @@
  *   empty.json   no traces at all
  *   proc_a.json  two processes taking turns over pipes (the second one
  *   proc_b.json  started by exec, so its clock is set up on its own)
+ *   zones.json   zones traced (tsc_zones_trace): a producer and two
+ *                consumers over a queue, each item a flow from the
+ *                producer's slice to a consumer's (the arrival inside the
+ *                consumer's zone, or just before it: the next slice),
+ *                the queue's depth a counter, instants inside and outside
+ *                zones
  * Usage: trace_viewer_gen DIR (Linux). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe, fork and execl under a strict -std= too */
@@ -155,6 +161,101 @@ static int two_processes(const char *dir)
     return waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 }
 
+/* --- zones.json ---------------------------------------------------------- */
+
+#define ZITEMS 60
+
+struct zqueue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t item[ZITEMS];
+    int head, tail;
+};
+
+static void *zproducer(void *arg)
+{
+    struct zqueue *q = (struct zqueue *)arg;
+    uint64_t i;
+    tsc_zones_thread_name("producer");
+    for (i = 1; i <= ZITEMS; i++) {
+        TSC_ZONE("produce") {
+            spin(2000);
+            pthread_mutex_lock(&q->mu);
+            TSC_FLOW_OUT("item", i * 7919u);
+            q->item[q->tail++] = i * 7919u;
+            TSC_COUNTER("queue depth", q->tail - q->head);
+            pthread_cond_broadcast(&q->cv);
+            pthread_mutex_unlock(&q->mu);
+        }
+    }
+    TSC_ZONE("finish") { TSC_INSTANT("all produced"); }
+    return NULL;
+}
+
+struct zconsumer_arg {
+    struct zqueue *q;
+    const char *name;
+};
+
+static void *zconsumer(void *arg)
+{
+    struct zqueue *q = ((struct zconsumer_arg *)arg)->q;
+    uint64_t id;
+    int n = 0;
+    tsc_zones_thread_name(((struct zconsumer_arg *)arg)->name);
+    while (n < ZITEMS / 2) { /* half each, whoever is scheduled first */
+        pthread_mutex_lock(&q->mu);
+        while (q->head == q->tail)
+            pthread_cond_wait(&q->cv, &q->mu);
+        id = q->item[q->head++];
+        pthread_mutex_unlock(&q->mu);
+        if (id % 2) /* the arrival before the zone: it binds to the next slice */
+            TSC_FLOW_IN("item", id);
+        TSC_ZONE("consume") {
+            if (id % 2 == 0)
+                TSC_FLOW_IN("item", id);
+            spin(1000);
+            TSC_ZONE("work") { spin(20000); }
+        }
+        if (++n % 10 == 0)
+            TSC_INSTANT("ten more");
+    }
+    return NULL;
+}
+
+static int zones_file(const char *dir)
+{
+    static struct zqueue q;
+    static struct zconsumer_arg c[2] = {{&q, "consumer 1"}, {&q, "consumer 2"}};
+    pthread_t th[3];
+    char path[4096];
+    FILE *f;
+    int i, rc;
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.cv, NULL);
+    if (tsc_zones_trace(1 << 20) != 0)
+        return 1;
+    for (i = 0; i < 2; i++)
+        if (pthread_create(&th[i], NULL, zconsumer, &c[i]) != 0)
+            return 1;
+    if (pthread_create(&th[2], NULL, zproducer, &q) != 0)
+        return 1;
+    for (i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
+    snprintf(path, sizeof path, "%s/zones.json", dir);
+    f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    rc = tsc_zones_write_trace(f);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "writing %s failed\n", path);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4) /* the second process of two_processes */
@@ -165,7 +266,7 @@ int main(int argc, char **argv)
     }
     tsc_init();
     if (tiny_file(argv[1]) || odd_file(argv[1]) || write_file(argv[1], "empty.json", NULL, 0) ||
-        two_processes(argv[1]))
+        two_processes(argv[1]) || zones_file(argv[1]))
         return 1;
     return 0;
 }

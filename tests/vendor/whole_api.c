@@ -284,6 +284,20 @@ static void use_zones(FILE *out)
         TSC_KEEP(k);
     }
 #endif
+    /* traced too, with a flow, an instant and a counter */
+    rc = tsc_zones_trace(TSC_ZONES_TRACE_BYTES(1024));
+    expect(rc == 0 || rc == -ENOSYS, "tsc_zones_trace works or says it cannot");
+    rc = tsc_zones_thread_name("whole api");
+    expect(rc == 0 || rc == -ENOSYS, "tsc_zones_thread_name works or says it cannot");
+    TSC_ZONE("traced") {
+        uint64_t id = 7;
+        TSC_FLOW_OUT("flow", id);
+        TSC_FLOW_IN("flow", id);
+        TSC_INSTANT("instant");
+        TSC_COUNTER("counter", 3);
+    }
+    rc = tsc_zones_write_trace(out);
+    expect(rc == 0 && tsc_zones_trace(0) != -EINVAL, "the zones' trace is written");
     tsc_zones_print(out);
     rc = tsc_zones_write(out, TSC_BENCH_MARKDOWN);
     rc += tsc_zones_write(out, TSC_BENCH_CSV);
