@@ -1137,6 +1137,7 @@ static int64_t realtime_error(uint64_t *width)
     int64_t best = INT64_MAX, e;
     uint64_t a, c, b;
     int i;
+    *width = 0; /* written on every path (gcc -O3 cannot tell the loop runs) */
     for (i = 0; i < 5; i++) {
         a = os_ns(CLOCK_REALTIME);
         c = tsc_now_realtime_ns();
