@@ -590,6 +590,17 @@ TSC__API uint64_t tsc_clock_ticks_to_realtime_ns(uint64_t ticks);
  * nanoseconds): convert the difference of two stamps with this, never
  * with tsc_ticks_to_ns(). In C++, tsc::stamp keeps the two apart. */
 TSC__API int64_t tsc_clock_elapsed_ns(uint64_t from, uint64_t to);
+/* C++ (C++11 and later; declared at the end of the header, namespace tsc):
+ *   tsc::stamp            a stored stamp of its own type: stamp::now(),
+ *                         .value (the uint64_t to store or send; stamp{v}
+ *                         makes one back), .ns(), .realtime_ns(), b - a
+ *                         (tsc_clock_elapsed_ns: int64_t ns), <, ==;
+ *   tsc::measure_scope    m(&stats): the time to the end of the scope,
+ *                         however it is left, into stats;
+ *   tsc::clock, tsc::realtime_clock  std::chrono clocks on tsc_now_ns()
+ *                         and tsc_now_realtime_ns() (where <chrono> was
+ *                         included first, or TSC_TIMER_CHRONO is defined),
+ *                         with clock::from_stamp(s). */
 
 /* --- statistics -------------------------------------------------------- */
 
@@ -720,7 +731,7 @@ TSC__API void tsc_regions_print(const struct tsc_regions *r, FILE *out);
  *         r = dot4(x, y);
  *         TSC_KEEP(r);                 // the result is used
  *     }
- *     tsc_bench_print(&b, stdout);     // | ns/op | op/s | err% | ticks/op | name |
+ *     tsc_bench_print(&b, stdout);     // | ns/op | op/s | err% | ticks/op | rel | benchmark |
  *
  * It runs body in batches, each timed by one before/after pair, and sizes
  * them so that a batch spans at least 1000 times the timer's overhead (an
@@ -792,7 +803,7 @@ TSC__API int tsc_bench_set_budget(struct tsc_bench *b, double seconds);
  * hide the struct in C++. */
 TSC__API int tsc_bench_get_result(const struct tsc_bench *b, struct tsc_bench_result *out);
 #define tsc_bench_result(b, out) tsc_bench_get_result((b), (out))
-/* Writes one markdown row | ns/op | op/s | err% | ticks/op | rel | name |
+/* Writes one markdown row | ns/op | op/s | err% | ticks/op | rel | benchmark |
  * (the header first, the first time in the process). rel: this
  * benchmark's time relative to the first one printed (100 %). */
 TSC__API void tsc_bench_print(const struct tsc_bench *b, FILE *out);
@@ -7261,11 +7272,12 @@ inline bool operator==(stamp a, stamp b) noexcept { return a.value == b.value; }
 
 /* std::chrono clocks on tsc_now_ns() and tsc_now_realtime_ns(), where
  * <chrono> was included before this header or TSC_TIMER_CHRONO is defined
- * (<chrono> costs a C++ file ~40 ms to compile: not imposed on every
- * one). tsc::clock is steady (CLOCK_MONOTONIC's epoch); tsc::realtime_clock
+ * (or a header that brought libstdc++'s chrono, as <thread> does; <chrono>
+ * costs a C++ file ~40 ms to compile: not imposed on every one). tsc::clock is steady (CLOCK_MONOTONIC's epoch); tsc::realtime_clock
  * has system_clock's time_point (1970), so it formats, converts to time_t
  * and mixes with system_clock as that one does. */
-#if defined(TSC_TIMER_CHRONO) || defined(_GLIBCXX_CHRONO) || defined(_LIBCPP_CHRONO) || defined(_CHRONO_)
+#if defined(TSC_TIMER_CHRONO) || defined(_GLIBCXX_CHRONO) || defined(_GLIBCXX_CHRONO_H) ||  \
+    defined(_LIBCPP_CHRONO) || defined(_CHRONO_)
 #include <chrono>
 namespace tsc {
 inline namespace TSC__VNAME(v) {
