@@ -77,13 +77,6 @@ static int is_architectural(void)
     return tsc_current_calibration(&c) == 0 && strstr(c.method, "architectural") != NULL;
 }
 
-/* tsc_init() succeeded: 0, or -ENODEV / -EPERM where the counter is the OS
- * clock (as documented: everything then works on the OS clock; qemu-arm,
- * for one, offers no generic timer). */
-static int init_ok(int rc)
-{
-    return rc == 0 || ((rc == -ENODEV || rc == -EPERM) && !tsc_features().has_counter);
-}
 
 /* |a / b - 1| <= tol */
 static int near(double a, double b, double tol)
@@ -391,7 +384,7 @@ static int child_signal_handler_calls(void *arg)
     signal(SIGALRM, SIG_IGN);
     print_message("      %ld handler calls, %ld during tsc_init(); %d of 2000 resyncs -EAGAIN\n",
                   (long)sig_calls, during_init, again);
-    WD_CHECK(init_ok(rc), "tsc_init() returned %d with a signal handler calling in, expected 0",
+    WD_CHECK(test_init_ok(rc), "tsc_init() returned %d with a signal handler calling in, expected 0",
              rc);
     WD_CHECK(sig_done == sig_calls, "%ld handler calls began, %ld ended", (long)sig_calls,
              (long)sig_done);
@@ -419,7 +412,7 @@ static int child_read_in_clock_publish(void *arg)
     int i, tries = 0;
     (void)arg;
     wd_stage("tsc_init() and the clock's set-up");
-    WD_CHECK(init_ok(tsc_init()), "tsc_init() failed");
+    WD_CHECK(test_init_ok(tsc_init()), "tsc_init() failed");
     for (i = 0; i < 1000; i++) {
         n = tsc_now_ns();
         prev = n > prev ? n : prev;
@@ -606,7 +599,7 @@ static int child_fork_during_clock_publish(void *arg)
     int rc;
     (void)arg;
     wd_stage("tsc_init() and the clock's set-up");
-    WD_CHECK(init_ok(tsc_init()), "tsc_init() failed");
+    WD_CHECK(test_init_ok(tsc_init()), "tsc_init() failed");
     tsc_now_ns();
     if (!test_clock_on_counter())
         WD_SKIP("the clock is the OS clock: tsc_clock_resync() publishes no line");
@@ -723,9 +716,9 @@ static int child_longjmp_out_of_calibration(void *arg)
     /* Its claim is taken over, and the thread no longer counts as inside
      * the calibration, 1 s after the jump. */
     deadline = jumped_at + (uint64_t)(3e9 * wd_scale());
-    while (!init_ok(rc = tsc_init()) && os_ns(CLOCK_MONOTONIC) < deadline)
+    while (!test_init_ok(rc = tsc_init()) && os_ns(CLOCK_MONOTONIC) < deadline)
         wd_sleep_ns(10000000);
-    WD_CHECK(init_ok(rc), "the jumping thread's tsc_init() still returned %d %.1f s after the "
+    WD_CHECK(test_init_ok(rc), "the jumping thread's tsc_init() still returned %d %.1f s after the "
              "jump (its thread was left marked as inside the calibration)", rc,
              (os_ns(CLOCK_MONOTONIC) - jumped_at) * 1e-9);
     print_message("      the jumping thread's tsc_init(): %d, %.3f s after the jump\n", rc,
@@ -773,7 +766,7 @@ static int child_readers_next_to_a_blocked_writer(void *arg)
     w.what = *(const int *)arg;
     w.rc = -1;
     wd_stage("tsc_init() and the clock's set-up");
-    WD_CHECK(init_ok(tsc_init()), "tsc_init() failed");
+    WD_CHECK(test_init_ok(tsc_init()), "tsc_init() failed");
     prev = tsc_now_ns();
     if (w.what == 1 && !test_clock_on_counter())
         WD_SKIP("the clock is the OS clock: tsc_clock_resync() publishes no line");
@@ -1047,7 +1040,7 @@ static int child_longjmp_out_of_publish(void *arg)
     int tries, rc_init = -1, rc_own = -1;
     (void)arg;
     wd_stage("tsc_init() and the clock's set-up");
-    WD_CHECK(init_ok(tsc_init()), "tsc_init() failed");
+    WD_CHECK(test_init_ok(tsc_init()), "tsc_init() failed");
     if (!test_clock_on_counter())
         WD_SKIP("the clock is the OS clock: tsc_clock_resync() publishes no line");
     prev = tsc_now_ns();
@@ -1155,11 +1148,12 @@ static int child_realtime_offset_narrows(void *arg)
 {
     uint64_t v[TSC__L_WORDS], w, w0, w1;
     int64_t e0, e1, tol;
-    int i, ok = 0;
+    int i, ok = 0, rc;
     (void)arg;
     wd_stage("tsc_init() with every CLOCK_REALTIME read of the offset delayed");
     set_flag(&real_disturbed);
-    WD_CHECK(tsc_init() == 0, "tsc_init() failed");
+    rc = tsc_init();
+    WD_CHECK(test_init_ok(rc), "tsc_init() failed: %d", rc);
     (void)tsc_now_realtime_ns(); /* the clock is set up here at the latest */
     __atomic_store_n(&real_disturbed, 0, __ATOMIC_RELEASE);
     if (!test_clock_on_counter())
