@@ -204,8 +204,10 @@ static int emulated(void)
 
 /* A dependent chain of n multiply-adds: its time scales with n and the
  * compiler cannot shorten it (x is unknown to it). */
-#if defined(__GNUC__)
+#if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
+#elif defined(_MSC_VER) /* (a function inlined shares its caller's frame) */
+__declspec(noinline)
 #endif
 static uint64_t chain(uint64_t x, int n)
 {
@@ -503,8 +505,10 @@ static void leave_early(void)
     }
 }
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
+#elif defined(_MSC_VER) /* (a function inlined shares its caller's frame) */
+__declspec(noinline)
 #endif
 static void goto_out(void)
 {
@@ -642,8 +646,10 @@ static void test_a_zone_left_early_in_a_loop_keeps_the_profile_whole(void **stat
  * found left when its thread next enters a zone at a shallower stack
  * depth, counted, and the next zone is a root of its own. */
 static jmp_buf g_jump;
-#if defined(__GNUC__)
+#if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
+#elif defined(_MSC_VER) /* (a function inlined shares its caller's frame) */
+__declspec(noinline)
 #endif
 static void jump_out(uint64_t *x)
 {
