@@ -542,7 +542,7 @@ static void expect_shares_add_up(const struct zprof *z)
  * return and goto leave it open: closed unrecorded and counted when the
  * zone around ends or a zone is entered in a function above. break and continue end the call either way and stay
  * in the loop around. */
-#if defined(TSC_TIMER_TEST_NO_CLEANUP)
+#if defined(TSC_TIMER_TEST_NO_CLEANUP) || !(defined(__GNUC__) || defined(__clang__))
 #define RECORDED_ON_RETURN 0
 #else
 #define RECORDED_ON_RETURN 1
