@@ -392,11 +392,12 @@ static void test_flow_latencies_are_the_written_events_differences(void **state)
         inside = (int)(f->id / 1000003u % 2);
         EXPECT(f->bp_e == inside, "bp \"e\" exactly where the arrival is inside a zone (flow 0x%llx)",
                (unsigned long long)f->id);
-#if !defined(_WIN32) /* (under Wine, marks inside a zone are written outside its slice: open) */
-        EXPECT(inside ? at >= 0 : at < 0 || f->ts + tsc_ticks_to_ns(test_counter_step_ticks()) >= g_ev[at].ts,
+        /* (where its time lies: natively; under emulation a counter step and
+         * the emulator's timing blur it) */
+        EXPECT(getenv("TSC_TEST_EMULATED") ||
+                   (inside ? at >= 0 : at < 0 || f->ts + tsc_ticks_to_ns(test_counter_step_ticks()) >= g_ev[at].ts),
                "the arrival (flow 0x%llx) %s a slice", (unsigned long long)f->id,
                inside ? "inside" : "outside");
-#endif
         in_zone += f->bp_e;
         v = f->ts - g_ev[src].ts;
         lat[n++] = v;
@@ -480,9 +481,8 @@ static void test_instants_and_counters_are_written_with_their_values(void **stat
         if (!strcmp(g_ev[i].name, "depth")) {
             static int k;
             EXPECT(g_ev[i].value == (k - 2) * 1000000000000LL, "sample %d: %lld", k, g_ev[i].value);
-#if !defined(_WIN32) /* (as above) */
-            EXPECT(slice_at(g_ev[i].tid, g_ev[i].ts) >= 0, "the sample inside its zone");
-#endif
+            EXPECT(getenv("TSC_TEST_EMULATED") || slice_at(g_ev[i].tid, g_ev[i].ts) >= 0,
+                   "the sample inside its zone");
             k++;
         }
     }
