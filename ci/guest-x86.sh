@@ -144,7 +144,7 @@ case " $scenarios " in *" selftests "*) limit=$((limit + 420)) ;; esac
 case ${TSC_GUEST_LONG:-0} in
 0) ;;
 1) limit=$((limit + 7500)) ;; # (about two hours)
-*) limit=$((limit + 1300 * $(echo $TSC_GUEST_LONG | wc -w))) ;;
+*) limit=$((limit + 2700 * $(echo $TSC_GUEST_LONG | wc -w))) ;; # (both runs of each: up to 20 min apiece)
 esac
 timeout $limit qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 512 -nographic -nodefaults \
     -no-reboot -monitor none -serial stdio -L /usr/share/seabios -global PIIX4_PM.disable_s3=0 \
