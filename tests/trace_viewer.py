@@ -20,6 +20,7 @@ the other that preceded it. Exits 77 (skipped) where the browser or the
 viewer is missing.
 
 Usage: trace_viewer.py --gen TRACE_VIEWER_GEN --example EXAMPLE_TRACE
+                       [--draw EXAMPLE ARGS OUT.png]...
        trace_viewer.py --screenshot OUT.png --example EXAMPLE_TRACE
 (the example: examples/trace.c, or examples/pipeline.c for its zones'
 trace, built; either writes its trace to the path it is given)
@@ -32,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import signal
 import subprocess
 import sys
@@ -438,12 +440,22 @@ def test(browser, tmp):
     return 1 if check.failures else 0
 
 
-def screenshot(browser, tmp, out, size):
-    run([ARGS.example, os.path.join(tmp, "trace.json")] + ARGS.example_args.split())
+def screenshot(browser, tmp, out, size, example, example_args):
+    run([example, os.path.join(tmp, "trace.json")] + example_args.split())
     text, _ = load(os.path.join(tmp, "trace.json"))
-    page(tmp, "view.html", [[text]], PAGE_VIEW, "examples/%s.c" % os.path.basename(ARGS.example))
+    page(tmp, "view.html", [[text]], PAGE_VIEW, "examples/%s.c" % os.path.basename(example))
+    if os.path.exists(out):
+        os.remove(out)
     browse(browser, tmp, "view.html", ["--screenshot=" + os.path.abspath(out), "--window-size=" + size,
                                        "--hide-scrollbars"])
+    # A PNG of the window's size, or the drawing failed.
+    with open(out, "rb") as f:
+        head = f.read(24)
+    want = tuple(int(v) for v in size.split(","))
+    got = struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+    if got != want:
+        print("FAIL: %s is not a %dx%d PNG (%s)" % (out, want[0], want[1], got))
+        return 1
     print("wrote " + out)
     return 0
 
@@ -456,6 +468,8 @@ def main():
     ap.add_argument("--screenshot", metavar="PNG", help="draw the example's trace instead of testing")
     ap.add_argument("--window-size", default="1200,236")
     ap.add_argument("--example-args", default="", help="more arguments for the example (--screenshot)")
+    ap.add_argument("--draw", nargs=3, action="append", default=[], metavar=("EXAMPLE", "ARGS", "PNG"),
+                    help="after the test, draw EXAMPLE's trace (run with ARGS, - for none) into PNG")
     ap.add_argument("--viewer", default=VIEWER_DIR, help="directory of " + " and ".join(VIEWER_FILES))
     ap.add_argument("--browser", default=BROWSER)
     ap.add_argument("--keep", action="store_true", help="keep the page and traces (printed)")
@@ -464,10 +478,16 @@ def main():
     tmp = tempfile.mkdtemp(prefix="trace_viewer.")
     try:
         if ARGS.screenshot:
-            return screenshot(browser, tmp, ARGS.screenshot, ARGS.window_size)
+            return screenshot(browser, tmp, ARGS.screenshot, ARGS.window_size, ARGS.example,
+                              ARGS.example_args)
         if not ARGS.gen:
             ap.error("--gen is needed to test")
-        return test(browser, tmp)
+        rc = test(browser, tmp)
+        # The images of docs/profiling.md, drawn from the examples as built
+        # (docs/testing.md says how they are copied there).
+        for example, args, out in ARGS.draw:
+            rc |= screenshot(browser, tmp, out, ARGS.window_size, example, "" if args == "-" else args)
+        return rc
     finally:
         if ARGS.keep:
             print("kept " + tmp)
