@@ -1804,6 +1804,8 @@ struct tsc__state {
     uint64_t rate;            /* double bits: measured ns per tick          */
     uint64_t narrow;          /* narrowest bracket seen, ticks              */
     uint64_t cand;            /* double bits: the last span's rate          */
+    uint64_t kf;              /* double bits: the kernel's rate factor at the
+                                 last measurement (adjtimex); 0 unknown    */
     uint64_t bench_base;      /* double bits: ns/op of the first row printed */
     uint32_t hcount;          /* clock records written                     */
     uint32_t trust;           /* tsc_trust's verdict (TSC__TR_*), 0 unknown */
@@ -3948,6 +3950,28 @@ TSC__FN double tsc__kernel_slew_ppm(void)
         ppm += 500;
     return ppm;
 }
+
+/* The rate the kernel gives CLOCK_MONOTONIC against its clocksource, from
+ * a read-only adjtimex: its ns per second are tick x USER_HZ x 1000 plus
+ * the frequency (ppm, 2^-16) x 1000, plus or minus 500 ppm while adjtime()
+ * slews. (The PLL's share of an offset, small and gradual, is left to the
+ * measured rate.) Any process may read it; 0 where it cannot. */
+TSC__FN double tsc__kernel_rate(void)
+{
+    long t[32]; /* struct timex, as above */
+    double f;
+    memset(t, 0, sizeof t);
+    if (tsc__syscall(TSC__NR_ADJTIMEX, t) < 0 || t[11] <= 0)
+        return 0;
+    f = TSC__CAST(double, t[11]) * 1e-4 + TSC__CAST(double, t[2]) / 65536e6;
+    memset(t, 0, sizeof t);
+    t[0] = 0xa001; /* ADJ_OFFSET_SS_READ */
+    if (tsc__syscall(TSC__NR_ADJTIMEX, t) >= 0 && t[1] != 0)
+        f += t[1] > 0 ? 500e-6 : -500e-6;
+    return f;
+}
+#else
+TSC__FN double tsc__kernel_rate(void) { return 0; }
 #endif
 
 /* Measures the frequency over `seconds` (0: the adaptive window). 0, or
@@ -4417,6 +4441,35 @@ TSC__FN void tsc__clock_record(uint64_t t, uint64_t ns, uint32_t mine)
     }
     (void)tsc__cas32(&tsc__g.hcount, n, n + 1); /* never back */
 }
+
+/* The records of a published copy v: where the line it replaces bent (its
+ * slew ended) since the last record, if a chord over the bend would be
+ * more than 1 us off it (after a suspend or a slowed kernel clock: in
+ * steady state it is the resync's ns-sized correction); where the old
+ * line was at the switch point, if the new one steps forward there; then
+ * the switch point. A stamp older than both lines thus converts along the
+ * line it was read on, not along a chord across an event. */
+TSC__FN void tsc__clock_records(const uint64_t *v, uint32_t mine)
+{
+    const uint64_t *p = v + TSC__L_PREV;
+    uint64_t ts = v[TSC__L_SWITCH], at, rt, rn;
+    uint32_t n = TSC__RLX32(&tsc__g.hcount);
+    double chord;
+    if (ts >= p[0] && n > 0) { /* (else the counter went back: no old line there) */
+        at = tsc__clock_line(p, ts);
+        rt = TSC__LD64(&tsc__g.hist[0][(n - 1) % TSC__HIST][0]);
+        rn = TSC__LD64(&tsc__g.hist[0][(n - 1) % TSC__HIST][1]);
+        if (p[4] > rt && p[4] < ts && at > rn) {
+            chord = TSC__CAST(double, rn) +
+                    TSC__CAST(double, p[4] - rt) * TSC__CAST(double, at - rn) / TSC__CAST(double, ts - rt);
+            if (tsc__fabs(chord - TSC__CAST(double, p[5])) > 1000.0)
+                tsc__clock_record(p[4], p[5], mine);
+        }
+        if (at != v[TSC__L_CUR + 1])
+            tsc__clock_record(ts, at, mine);
+    }
+    tsc__clock_record(ts, v[TSC__L_CUR + 1], mine);
+}
 #endif
 
 /* The most the line of copy v can be ahead of CLOCK_MONOTONIC when that
@@ -4483,6 +4536,7 @@ TSC__FN void tsc__clock_setup(const uint64_t ns_per_tick[2], uint32_t mine)
     tsc__g.ref_ns = tsc__g.last_ns = mono;
     tsc__g.rate = tsc__dbits(mul);
     tsc__g.cand = 0;
+    tsc__g.kf = tsc__dbits(tsc__kernel_rate());
     v[TSC__L_SWITCH] = 0;
     tsc__clock_make(v + TSC__L_CUR, mid, mono, mul, 0, mul);
     memcpy(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
@@ -4753,9 +4807,21 @@ TSC__API int64_t tsc_clock_elapsed_ns(uint64_t from, uint64_t to)
  * next span confirms it: then the rate itself changed (a VM moved to a host
  * with another TSC rate, a first calibration far off). A counter that went
  * back (reset on resume) just starts a new span. Returns the rate. */
-TSC__FN double tsc__clock_rate(uint64_t mid, uint64_t mono)
+TSC__FN double tsc__clock_rate(uint64_t mid, uint64_t mono, double kf)
 {
-    double rate = tsc__bitsd(tsc__g.rate), r, cand;
+    double rate = tsc__bitsd(tsc__g.rate), r, cand, was = tsc__bitsd(tsc__g.kf);
+    tsc__g.kf = tsc__dbits(kf);
+    if (kf > 0 && was > 0 && tsc__fabs(kf / was - 1.0) > 1e-7) {
+        /* The kernel set another rate (a frequency, a tick, adjtime()'s
+         * slew begun or ended): the clock's changed by the same factor,
+         * whenever it was; taken now, and a new span starts. */
+        rate *= kf / was;
+        tsc__g.rate = tsc__dbits(rate);
+        tsc__g.cand = 0;
+        tsc__g.ref_mid = mid;
+        tsc__g.ref_ns = mono;
+        return rate;
+    }
     if (TSC__CAST(double, mono - tsc__g.ref_ns) >= TSC__RATE_SPAN) {
         if (TSC__CAST(int64_t, mid - tsc__g.ref_mid) > 0) { /* wrap-safe: moved on */
             r = TSC__CAST(double, mono - tsc__g.ref_ns) / TSC__CAST(double, mid - tsc__g.ref_mid);
@@ -4774,9 +4840,10 @@ TSC__FN double tsc__clock_rate(uint64_t mid, uint64_t mono)
 /* Resync phase 3: the new line from switch point ts on, which starts where
  * the line in force (cur) is at ts (or at `floor`, where the counter went
  * back below it) and slews the error (against the clock reading mono at
- * counter mid, running at rate) away over h ns. */
+ * counter mid, running at rate) away over h ns. `jumped`: the rate changed
+ * by more than 0.1 % since cur was made (cur's pace says nothing then). */
 TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, uint64_t mono,
-                              double rate, double h, uint64_t *line, uint64_t floor)
+                              double rate, double h, uint64_t *line, uint64_t floor, int jumped)
 {
     /* (a counter that went back: where readers were, the floor) */
     uint64_t old = ts < cur[0] ? floor : tsc__clock_line(cur, ts), base = old, dt = ts - mid;
@@ -4790,7 +4857,7 @@ TSC__FN void tsc__clock_steer(const uint64_t *cur, uint64_t ts, uint64_t mid, ui
          * clock is met when first planned, not an interval later at each
          * resync. */
         now_c = (TSC__CAST(double, cur[2]) + TSC__CAST(double, cur[3]) / TSC__2P64) / rate - 1.0;
-        if (ts < cur[4] && now_c < c && now_c > -1.0)
+        if (ts < cur[4] && now_c < c && now_c > -1.0 && !jumped)
             c = now_c;
         slew = err / -c;
     } else if (c > TSC__SLEW) { /* behind beyond the bound: step forward */
@@ -4827,7 +4894,7 @@ TSC__FN int tsc__clock_publish(const uint64_t *v, uint64_t by, uint32_t s0, uint
     }
     tsc__latch_unreserve(&tsc__g.cown, i, mine);
     if (rc == 0)
-        tsc__clock_record(v[TSC__L_SWITCH], v[TSC__L_CUR + 1], mine);
+        tsc__clock_records(v, mine);
     return rc;
 }
 
@@ -4835,7 +4902,7 @@ TSC__API int tsc_clock_resync(void)
 {
     uint64_t mid = 0, mono = 0, off = 0, offw = 0, w = UINT64_MAX, v[TSC__L_WORDS], now, ts, m, at, rw, d;
     uint64_t s[4], bar, hi = 0;
-    double rate, h;
+    double rate, h, was;
     uint32_t mine, s0;
     int i, slot = 0, tries, rc = -EAGAIN;
     if (tsc__clock_os())
@@ -4883,7 +4950,8 @@ TSC__API int tsc_clock_resync(void)
         if (w < tsc__g.narrow || w > bar)
             tsc__g.narrow = w;
         /* 2. The rate; the interval since the last measurement. */
-        rate = tsc__clock_rate(mid, mono);
+        was = tsc__bitsd(tsc__g.rate);
+        rate = tsc__clock_rate(mid, mono, tsc__kernel_rate());
         h = TSC__CAST(double, mono - tsc__g.last_ns);
         h = h < 1e7 ? 1e7 : h > 1e9 ? 1e9 : h;
         tsc__g.last_ns = mono;
@@ -4920,7 +4988,7 @@ TSC__API int tsc_clock_resync(void)
             at = mono + TSC__CAST(uint64_t, TSC__CAST(double, TSC__CAST(int64_t, ts - mid)) * rate); /* the clock at ts */
             memmove(v + TSC__L_PREV, v + TSC__L_CUR, 8 * sizeof v[0]);
             tsc__clock_steer(v + TSC__L_PREV, ts, mid, mono, rate, h, v + TSC__L_CUR,
-                             tsc__clock_floor(v, at));
+                             tsc__clock_floor(v, at), tsc__fabs(rate / was - 1.0) > 1e-3);
             v[TSC__L_SWITCH] = ts;
             /* The realtime offset changes only where CLOCK_REALTIME is stepped
              * (NTP slews both clocks alike): a measurement whose interval
