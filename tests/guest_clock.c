@@ -260,6 +260,55 @@ static void compare(clockid_t id, int64_t *err, uint64_t *width, uint64_t *mid, 
     *width = best;
 }
 
+/* Stamps (tsc_clock_ticks()), one per sample, with their conversion at
+ * once; converted again at the end of the scenario, across its events. */
+static uint64_t st_ticks[MAX_SAMPLES], st_fresh[MAX_SAMPLES];
+static int nst;
+static long st_outside, st_backsteps;
+
+static void stamp(void)
+{
+    uint64_t b0 = tsc_now_ns(), t = tsc_clock_ticks(), b1 = tsc_now_ns();
+    uint64_t c = tsc_clock_ticks_to_ns(t);
+    if (c < b0 || c > b1) /* fresh, it is what tsc_now_ns() read then */
+        st_outside++;
+    if (nst > 0 && c < st_fresh[nst - 1])
+        st_backsteps++;
+    if (nst < MAX_SAMPLES) {
+        st_ticks[nst] = t;
+        st_fresh[nst++] = c;
+    }
+}
+
+/* Every stamp converted again, after the events: in the order they were
+ * taken, never back, never later than the clock now, and within `bound`
+ * ns of its conversion when fresh (the interpolation between the clock's
+ * records, one per resync). */
+static void judge_stamps(double bound)
+{
+    uint64_t prev = 0, now = tsc_now_ns(), c;
+    long back = 0, future = 0;
+    double worst = 0, d;
+    int i;
+    for (i = 0; i < nst; i++) {
+        c = tsc_clock_ticks_to_ns(st_ticks[i]);
+        if (c < prev)
+            back++;
+        if (c > now)
+            future++;
+        d = fabs((double)(int64_t)(c - st_fresh[i]));
+        if (d > worst)
+            worst = d;
+        prev = c;
+    }
+    printf("TSC-GUEST: stamps n=%d fresh_outside_reading=%ld fresh_backsteps=%ld late_backsteps=%ld "
+           "late_in_future=%ld worst_late_vs_fresh_us=%.3f (bound %.3f) %s\n",
+           nst, st_outside, st_backsteps, back, future, worst / 1e3, bound / 1e3,
+           st_outside || st_backsteps || back || future || worst > bound ? "FAIL" : "ok");
+    if (st_outside || st_backsteps || back || future || worst > bound)
+        failed = 1;
+}
+
 static void step(void)
 {
     struct sample s;
@@ -274,6 +323,7 @@ static void step(void)
     }
     compare(CLOCK_MONOTONIC, &s.err, &s.w, &s.mono, &x);
     compare(CLOCK_REALTIME, &s.rerr, &s.rw, &mid, &x);
+    stamp();
     if (nsmp < MAX_SAMPLES)
         smp[nsmp++] = s;
 }
@@ -692,6 +742,7 @@ static int scenario(const char *name)
     }
     trace();
     judge();
+    judge_stamps(2000.0);
     if (backsteps || (real_backsteps && !realtime_steps))
         failed = 1;
     return failed;
