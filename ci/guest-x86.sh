@@ -89,7 +89,8 @@ ln -s busybox "$r/bin/sh"
 # the project's LD_PRELOAD interposer (tests/preload_clock.c). Each runs
 # once without the interposer (a failure there is the kernel's or the
 # emulator's) and once with it. TSC_GUEST_LONG=1 adds the long ones (about
-# two hours); TSC_GUEST_LONG="raw_skew adjtick" adds those named.
+# two hours); TSC_GUEST_LONG="raw_skew adjtick" adds those named;
+# TSC_GUEST_MODES=preload runs each through the interposer alone.
 case " $scenarios " in *" selftests "*)
     src=/usr/src/linux-source-6.1.tar.xz
     [ -f "$src" ] || { echo "guest-x86: $src missing (apt-get install linux-source-6.1)" >&2; exit 1; }
@@ -121,7 +122,7 @@ case " $scenarios " in *" selftests "*)
         echo '  if [ "$m" = preload ]; then LD_PRELOAD=/preload_clock.so "$@"; else "$@"; fi >/tmp/out 2>&1; rc=$?'
         echo '  echo "TSC-SELFTEST: $m $* exit=$rc seconds=$(awk "BEGIN{print $(cut -d" " -f1 /proc/uptime)-$t0}")"'
         echo '  { grep -a -i "fail" /tmp/out | head -n 6; tail -n 3 /tmp/out; } | sed "s/^/TSC-SELFTEST-OUT: /"; }'
-        echo 'for m in plain preload; do'
+        echo "for m in ${TSC_GUEST_MODES:-plain preload}; do"
         echo '  run $m ./inconsistency-check -c 0 -t 5; run $m ./inconsistency-check -c 1 -t 5'
         echo '  run $m ./threadtest -t 5 -n 8; run $m ./nanosleep; run $m ./leap-a-day -i 2'
         case ${TSC_GUEST_LONG:-0} in

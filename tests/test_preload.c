@@ -7,7 +7,7 @@
  * the microsecond gettimeofday truncates; natively; under emulation
  * TSC_TEST_EMULATED allows 100 us), and no thread's reading is earlier than
  * one of the same kind it loaded from the other thread before taking it. The interposer
- * resyncs once a second from inside clock_gettime; were the library's own
+ * resyncs every half second from inside clock_gettime; were the library's own
  * OS-clock reads to go through it, the line would steer by its own answers
  * and drift from the kernel's clock.
  * Usage: test_preload PATH-OF-libpreload_clock.so */
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
     }
     printf("%d resyncs from inside clock_gettime\n", *resyncs);
     if (*resyncs < 5) {
-        fprintf(stderr, "FAIL: only %d resyncs succeeded in 10 s (one a second expected)\n", *resyncs);
+        fprintf(stderr, "FAIL: only %d resyncs succeeded in 10 s (two a second expected)\n", *resyncs);
         fail = 1;
     }
     printf(fail ? "FAIL\n" : "PASS\n");
