@@ -7200,13 +7200,28 @@ TSC__API void tsc_zones_reset(void)
             TSC__ZST(&tsc__z.th[i].lost[k], 0);
     }
 }
+/* A slice's end, a bare read of the counter, as the stamp the clock gives
+ * marks (tsc_clock_ticks), so a mark made inside a zone is written inside
+ * its slice. The two are one unit except where the counter is the OS's on
+ * Windows (TSC__MODE_OS: the fallback build, or no TSC to read): the
+ * counter reads QPC in its own ticks there (tsc__ref_read), the clock's
+ * stamps are QPC's time in ns (tsc__os_ns). Unconverted, slices were
+ * written at 1/100 of their time under Wine's 10 MHz QPC. */
+TSC__FN uint64_t tsc__zone_stamp(uint64_t t)
+{
+#if defined(TSC__WINDOWS)
+    if (tsc__mode() == TSC__MODE_OS)
+        return tsc__qpc_ns(t);
+#endif
+    return t;
+}
 /* One event of a zone trace (after the metadata: ",\n" first). */
 TSC__FN void tsc__zone_put_ev(FILE *out, const struct tsc__zev *e, uint64_t ts, unsigned long pid, int tid)
 {
     static const char *const ph[] = {"s", "f", "i", "C"};
     uint64_t te;
     if (e->kind == TSC__ZE_SLICE) {
-        te = tsc_clock_ticks_to_ns(e->t1);
+        te = tsc_clock_ticks_to_ns(tsc__zone_stamp(e->t1));
         tsc__trace_put_x(out, e->name, ts, te > ts ? te - ts : 0, pid, tid);
         return;
     }
@@ -7249,7 +7264,7 @@ TSC__API int tsc_zones_write_trace(FILE *out)
                 unfinished++; /* still open, or left without its exit */
                 continue;
             }
-            ts = tsc_clock_ticks_to_ns(e->t0);
+            ts = tsc_clock_ticks_to_ns(e->kind == TSC__ZE_SLICE ? tsc__zone_stamp(e->t0) : e->t0);
             ts = ts < prev ? prev : ts; /* (in order of start, as written) */
             prev = ts;
             tsc__zone_put_ev(out, e, ts, pid, TSC__CAST(int, i + 1));
