@@ -139,17 +139,20 @@
  *   suspends, ci/guest-x86.sh). Behind, it is stepped forward at the next
  *   resync.
  * - Through the kernel's time events, with I the resync interval (measured
- *   in a guest kernel under qemu: ci/guest-x86.sh, docs/clock.md "Through a real
- *   kernel's time events"): a rate change d of CLOCK_MONOTONIC (adjtimex
- *   ADJ_FREQUENCY, adjtime(), ADJ_TICK slews up to 10 %) is |d| x I off at
- *   most before the next resync and on the clock within about 3 I of the
- *   last change (500 ppm: 0.44 ms, 2.9 s; a 1 s ADJ_TICK -10 % slew: 97 ms,
- *   2.1 s); a slew that ends between two resyncs is caught at the next; a
- *   realtime step (clock_settime, a leap second) shows in
+ *   in a guest kernel under qemu: ci/guest-x86.sh, docs/clock.md "What
+ *   kernel events do to the clock"): each resync reads the kernel's rate
+ *   (a read-only adjtimex on Linux) and takes a change of it at once. A rate
+ *   change d of CLOCK_MONOTONIC (ADJ_FREQUENCY, ADJ_TICK up to 10 %,
+ *   adjtime()) is |d| x I off at most before the next resync; a lasting one
+ *   is on the clock within about 2 I (500 ppm: 0.44 ms, 1.9 s); a slew that
+ *   ends between two resyncs was followed to the next, which catches it
+ *   (a 1 s ADJ_TICK slew of +-1 % or +-10 %: 9-96 ms off, on the clock 1.9-3.9 s
+ *   later); a realtime step (clock_settime, a leap second) shows in
  *   tsc_now_realtime_ns() until the next resync; a clocksource switch
  *   (tsc, hpet, acpi_pm) costs no failed resync (0 of 3 after each, on an
  *   idle guest) and agrees within the OS clock's bracket; a suspend of D is
- *   on the clock by D + 2 I.
+ *   on the clock by D + 2 I. Stamps converted later, across any of these,
+ *   convert to what tsc_now_ns() read then (within 1 us), in order.
  * - First use never hangs. A thread that re-enters the library while it
  *   calibrates (a signal handler, a clock_gettime built on tsc_now_ns())
  *   gets an answer at once: conversions from a quick local calibration that
@@ -571,10 +574,11 @@ TSC__FN uint64_t tsc_now_realtime_ns_unordered(void);
  * tsc_clock_ticks_to_ns() turns such a stamp, from any thread and any time
  * later, into what tsc_now_ns() returned at that moment: exactly while the
  * stamp is newer than the last-but-one resync, then by interpolating the
- * clock's records (one per resync, the last 62 kept, and every 64th of
- * the older ones, 62 or 63 kept) within the line's correction at each resync,
- * which is the clock's jitter in steady state (bench/results.md measures
- * it). Stamps older than every record are extrapolated at the current
+ * clock's records (one per resync, and where a line bent or stepped by
+ * more than 1 us, after a suspend or a slew, one more there; the last 62
+ * kept, and every 64th of the older ones, 62 or 63 kept) within 1 us or
+ * the line's correction at a resync, which is the clock's jitter in steady
+ * state (bench/results.md measures it). Stamps older than every record are extrapolated at the current
  * rate. A result is never later than the clock at the conversion, so a
  * stamp from before a counter that went back (a reset on resume) cannot
  * convert into the future. Where the counter is the OS clock the stamps
