@@ -7206,26 +7206,37 @@ TSC__API void tsc_zones_reset(void)
 }
 /* A slice's end, a bare read of the counter, as the stamp the clock gives
  * marks (tsc_clock_ticks), so a mark made inside a zone is written inside
- * its slice. The two are one unit except where the counter is the OS's on
- * Windows (TSC__MODE_OS: the fallback build, or no TSC to read): the
- * counter reads QPC in its own ticks there (tsc__ref_read), the clock's
- * stamps are QPC's time in ns (tsc__os_ns). Unconverted, slices were
- * written at 1/100 of their time under Wine's 10 MHz QPC. */
-TSC__FN uint64_t tsc__zone_stamp(uint64_t t)
+ * its slice. The two are one unit except: where the counter is the OS's
+ * on Windows (TSC__MODE_OS: the fallback build, or no TSC to read), the
+ * counter reads QPC in its own ticks (tsc__ref_read), the clock's stamps
+ * are QPC's time in ns (tsc__os_ns); unconverted, slices were written at
+ * 1/100 of their time under Wine's 10 MHz QPC. And where the clock is the
+ * OS clock while zones still read the counter (tsc_trust() UNSAFE), the
+ * slice is placed from `a`, a counter read and an OS clock reading taken
+ * together when the trace is written, at the calibrated frequency
+ * (a[0] 0: not so). */
+TSC__FN uint64_t tsc__zone_stamp(uint64_t t, const uint64_t *a)
 {
+    uint64_t d;
 #if defined(TSC__WINDOWS)
     if (tsc__mode() == TSC__MODE_OS)
         return tsc__qpc_ns(t);
 #endif
-    return t;
+    if (a[0] == 0)
+        return t;
+    if (t >= a[0])
+        return a[1] + tsc_ticks_to_ns(t - a[0]);
+    d = tsc_ticks_to_ns(a[0] - t);
+    return a[1] > d ? a[1] - d : 0;
 }
 /* One event of a zone trace (after the metadata: ",\n" first). */
-TSC__FN void tsc__zone_put_ev(FILE *out, const struct tsc__zev *e, uint64_t ts, unsigned long pid, int tid)
+TSC__FN void tsc__zone_put_ev(FILE *out, const struct tsc__zev *e, uint64_t ts, unsigned long pid, int tid,
+                              const uint64_t *a)
 {
     static const char *const ph[] = {"s", "f", "i", "C"};
     uint64_t te;
     if (e->kind == TSC__ZE_SLICE) {
-        te = tsc_clock_ticks_to_ns(tsc__zone_stamp(e->t1));
+        te = tsc_clock_ticks_to_ns(tsc__zone_stamp(e->t1, a));
         tsc__trace_put_x(out, e->name, ts, te > ts ? te - ts : 0, pid, tid);
         return;
     }
@@ -7250,10 +7261,15 @@ TSC__API int tsc_zones_write_trace(FILE *out)
     const struct tsc__zthread *tb;
     const struct tsc__zev *e;
     unsigned long pid;
+    uint64_t a[2] = {0, 0};
     int first = 1;
     if (!out)
         return -EINVAL;
     pid = TSC__CAST(unsigned long, tsc__pid());
+    if (tsc__mode() != TSC__MODE_OS && tsc__clock_os()) { /* (see tsc__zone_stamp) */
+        a[1] = tsc__os_ns(0);
+        a[0] = tsc__clock_ticks_bare();
+    }
     fputs("{\"traceEvents\":[", out);
     for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
         tb = &tsc__z.th[i];
@@ -7268,10 +7284,10 @@ TSC__API int tsc_zones_write_trace(FILE *out)
                 unfinished++; /* still open, or left without its exit */
                 continue;
             }
-            ts = tsc_clock_ticks_to_ns(e->kind == TSC__ZE_SLICE ? tsc__zone_stamp(e->t0) : e->t0);
+            ts = tsc_clock_ticks_to_ns(e->kind == TSC__ZE_SLICE ? tsc__zone_stamp(e->t0, a) : e->t0);
             ts = ts < prev ? prev : ts; /* (in order of start, as written) */
             prev = ts;
-            tsc__zone_put_ev(out, e, ts, pid, TSC__CAST(int, i + 1));
+            tsc__zone_put_ev(out, e, ts, pid, TSC__CAST(int, i + 1), a);
         }
     }
     tsc__trace_tail(out, dropped, unfinished);

@@ -6,9 +6,34 @@
  * event a line, as it writes them); the profile from tsc_zones_write's.
  * The traces are the process's: each test uses names of its own. The
  * first test runs before tracing is turned on. */
+#if defined(TEST_UNSAFE)
+/* The build test_zones_trace_unsafe (x86 Linux): the TSC untrusted, as on
+ * a machine without an invariant TSC whose kernel says nothing of it
+ * (tsc_trust() UNSAFE): the clock is the OS clock, its stamps OS ns, while
+ * zones still read the TSC. Every check below holds there too. */
+#include <stdint.h>
+void unsafe_cpuid(uint32_t leaf, uint32_t *r);
+void unsafe_clocksource(char *current, char *available);
+#define TSC_TIMER_TEST_CPUID_HOOK(leaf, r) unsafe_cpuid((uint32_t)(leaf), (r))
+#define TSC_TIMER_TEST_TRUST_HOOK(current, available) unsafe_clocksource((current), (available))
+#endif
 #include "tsc_test.h"
 #include <pthread.h>
 #include <string.h>
+
+#if defined(TEST_UNSAFE)
+void unsafe_cpuid(uint32_t leaf, uint32_t *r)
+{
+    if (leaf == 1)
+        r[2] &= ~(UINT32_C(1) << 31); /* ECX[31]: no hypervisor          */
+    else if (leaf == 0x80000007u)
+        r[3] &= ~(UINT32_C(1) << 8); /* EDX[8]: not invariant           */
+}
+void unsafe_clocksource(char *current, char *available)
+{
+    current[0] = available[0] = 0; /* the kernel's files unreadable     */
+}
+#endif
 
 /* Traces need GCC or Clang: MSVC's C (CI's MSVC mode without __clang__)
  * gets -ENOSYS from tsc_zones_trace, and its zones are profiled only. */
@@ -553,5 +578,11 @@ int main(void)
         cmocka_unit_test(test_without_gcc_or_clang_nothing_is_traced_and_zones_are_profiled),
     };
     tsc_init();
+#if defined(TEST_UNSAFE)
+    if (tsc_get_trust().level != TSC_TRUST_UNSAFE) {
+        fprintf(stderr, "FAIL: the simulated machine's TSC is not UNSAFE (level %d)\n", (int)tsc_get_trust().level);
+        return 1;
+    }
+#endif
     return TRACES ? cmocka_run_group_tests(traced, NULL, NULL) : cmocka_run_group_tests(untraced, NULL, NULL);
 }
