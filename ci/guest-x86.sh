@@ -191,15 +191,17 @@ selftest_raw_skew() { # OUTPUT-FILE
 # freq-step slews the kernel's clock by 10, 640 and 40,960 ppm for up to
 # 2 s and regresses CLOCK_MONOTONIC against CLOCK_MONOTONIC_RAW over the 5 s
 # after it, then the next 5 s. Its 0.02 ppm bound fails under TCG without
-# the interposer already (-0.12 to +0.00 ppm in the second interval); the
-# clock is held to the second interval's frequency within 0.5 ppm and its
-# deviation within 100 ns, each of the 15 steps: once a slew's error is
-# made up, the clock runs at the kernel's rate. (The first interval holds
-# that making-up: up to 50 ppm and 0.24 ms.)
+# the interposer already (-0.12 to +0.00 ppm in the second interval, its
+# deviation up to 12 ns); the clock is held to the second interval's
+# frequency within 0.5 ppm and its deviation within 250 ns (5x the test's
+# own 50 ns: each resync's correction adds a few ns; seen up to 59 ns),
+# each of the 15 steps: once a slew's error is made up, the clock runs at
+# the kernel's rate. (The first interval holds that making-up: up to
+# 61 ppm and 0.28 ms.)
 selftest_freq_step() { # OUTPUT-FILE
     awk '/^ *[0-9]+ +[-+][0-9.]+ +[0-9]+ +[0-9]+ +[-+][0-9.]+ +[0-9]+ +[0-9]+/ {
-             n++; f = $5 + 0; if (f < 0) f = -f; if (f > 0.5 || $6 + 0 > 100) bad++ }
-         END { printf "guest-x86: freq-step: %d steps, %d with the second interval beyond 0.5 ppm or 100 ns\n", n, bad
+             n++; f = $5 + 0; if (f < 0) f = -f; if (f > 0.5 || $6 + 0 > 250) bad++ }
+         END { printf "guest-x86: freq-step: %d steps, %d with the second interval beyond 0.5 ppm or 250 ns\n", n, bad
                exit !(n == 15 && bad == 0) }' "$1"
 }
 if grep -aq '^TSC-SELFTEST: ' "$log.txt"; then
