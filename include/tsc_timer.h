@@ -978,8 +978,8 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * thread, lock-free (one CAS per new zone and per new thread); after that,
  * entering costs a thread-local load, a hashed cache load and compare,
  * and a counter read; leaving a counter read and a few adds, with no
- * lock, no atomic read-modify-write and no allocation: 1.44x the cost of
- * the two counter reads alone (27.3 against 18.95 ns on x86; see
+ * lock, no atomic read-modify-write and no allocation: 1.45x the cost of
+ * the two counter reads alone (27.4 against 18.95 ns on x86; see
  * bench/bench_zones.c, bench/results.md). The counter is the bare read (a
  * plain RDTSC on x86): a zone times a duration within one thread. Not
  * async-signal-safe: a signal handler must not enter a zone.
@@ -1129,9 +1129,9 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
  * what it holds and counts what did not fit (written as tsc_trace does:
  * per thread a "tsc_trace_dropped" metadata event, the total in
  * otherData.dropped). Tracing costs a zone a slot and a few stores more:
- * 39.5 ns for an empty zone, 2.09x a pair of bare reads, where untraced
- * (the default; one relaxed load and a branch) it costs 27.3 ns, 1.44x
- * (bench/bench_zones.c). A flow's two marks cost 112 ns together.
+ * 39.8 ns for an empty zone, 2.10x a pair of bare reads, where untraced
+ * (the default; one relaxed load and a branch) it costs 27.4 ns, 1.45x
+ * (bench/bench_zones.c). A flow's two marks cost 115 ns together.
  * Zones not recorded (past a limit) are not traced either, nor zones
  * entered before the call; the profiler's overhead subtracted is that of
  * an untraced zone. tsc_zones_reset() leaves the traces as they are.
