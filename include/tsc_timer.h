@@ -114,8 +114,8 @@
  *                             Default: adaptive, it stops once the stated
  *                             uncertainty is 0.1 ppm or less, 8 ms at most.
  *   TSC_CALIBRATION_SECONDS   the old name of the above, still honoured.
- *   TSC_ZONES_MAX, TSC_ZONES_THREADS, TSC_ZONES_RECORDS, TSC_ZONES_DEPTH
- *                             the zones' fixed memory (section 4, zones).
+ *   TSC_ZONES_MAX, TSC_ZONES_THREADS, TSC_ZONES_DEPTH
+ *                             the zones' limits (section 4, zones).
  *   TSC_TIMER_TEST_*_HOOK     fault injection for the test suite only.
  *
  * 3. GUARANTEES
@@ -201,19 +201,21 @@
 /* The zones' limits (section 4, zones): plain decimal numbers, as they
  * become part of the zones' symbol names. */
 #ifndef TSC_ZONES_MAX
-#define TSC_ZONES_MAX 64
+#define TSC_ZONES_MAX 256
 #endif
 #ifndef TSC_ZONES_THREADS
 #define TSC_ZONES_THREADS 64
 #endif
-#ifndef TSC_ZONES_RECORDS
-#define TSC_ZONES_RECORDS 256
-#endif
 #ifndef TSC_ZONES_DEPTH
 #define TSC_ZONES_DEPTH 32
 #endif
-#if TSC_ZONES_MAX < 1 || TSC_ZONES_THREADS < 1 || TSC_ZONES_RECORDS < 1 || TSC_ZONES_DEPTH < 1
-#error "tsc_timer.h: TSC_ZONES_MAX, TSC_ZONES_THREADS, TSC_ZONES_RECORDS and TSC_ZONES_DEPTH must be at least 1"
+#if TSC_ZONES_MAX < 1 || TSC_ZONES_THREADS < 1 || TSC_ZONES_DEPTH < 1
+#error "tsc_timer.h: TSC_ZONES_MAX, TSC_ZONES_THREADS and TSC_ZONES_DEPTH must be at least 1"
+#endif
+/* (a pool of records shared by all threads once; a program that sized it
+ * would otherwise get, silently, something else than it asked for) */
+#if defined(TSC_ZONES_RECORDS)
+#error "tsc_timer.h: TSC_ZONES_RECORDS is gone: every (zone, thread) pair is recorded, each thread allocating its records as it needs them; TSC_ZONES_MAX and TSC_ZONES_THREADS bound them. Remove its definition."
 #endif
 
 /* A private inline keyword: C90 has none. */
@@ -269,8 +271,8 @@
  * than the implementation's, or two libraries with different limits, never
  * share the zones' state (one object of two sizes). */
 #define TSC__ZCFG                                                             \
-    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(_z, TSC_ZONES_MAX), _), \
-             TSC_ZONES_THREADS), _), TSC_ZONES_RECORDS), _), TSC_ZONES_DEPTH)
+    TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(TSC__CAT(_z, TSC_ZONES_MAX), _), TSC_ZONES_THREADS), _), \
+             TSC_ZONES_DEPTH)
 #define TSC__ZVNAME(p) TSC__CAT(TSC__VNAME(p), TSC__ZCFG)
 #if defined(TSC__EXTERN)
 /* (the compiled-once functions, public and private, by versioned names) */
@@ -980,8 +982,8 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * thread, lock-free (one CAS per new zone and per new thread); after that,
  * entering costs a thread-local load, a hashed cache load and compare,
  * and a counter read; leaving a counter read and a few adds, with no
- * lock, no atomic read-modify-write and no allocation: 1.44x the cost of
- * the two counter reads alone (27.3 against 18.95 ns on x86; see
+ * lock, no atomic read-modify-write and no allocation: 1.45x the cost of
+ * the two counter reads alone (27.4 against 18.95 ns on x86; see
  * bench/bench_zones.c, bench/results.md). The counter is the bare read (a
  * plain RDTSC on x86): a zone times a duration within one thread. Not
  * async-signal-safe: a signal handler must not enter a zone.
@@ -1003,18 +1005,38 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * ticks, else within 1/32 (3.2 %) of the exact value, clamped to [min, max];
  * from 2^40 ticks (minutes) one bucket. Min and max are exact.
  *
- * Memory is fixed (static, zero until used: about 1.5 MiB with the
- * defaults), set by these macros (define them alike before every
- * inclusion in a program):
- *   TSC_ZONES_MAX      zones (names), default 64;
+ * Limits, set by these macros (define them alike before every inclusion
+ * in a program; they are part of the zones' symbol names, so files built
+ * with other limits fail to link):
+ *   TSC_ZONES_MAX      zones (names), default 256;
  *   TSC_ZONES_THREADS  threads that record zones, default 64;
- *   TSC_ZONES_RECORDS  (zone, thread) pairs, 4.8 KiB each, default 256;
  *   TSC_ZONES_DEPTH    zones open at once in one thread, default 32.
- * Past any of them nothing breaks and nothing is silently wrong: the call
+ * Every (zone, thread) pair within them is recorded. Memory, on 64-bit
+ * targets with the defaults (tests/test_zones.c checks these sizes):
+ *   static, zero until used: 650 KiB (665160 bytes), mostly the
+ *     threads' blocks of 8816 bytes each (a thread's zone map, name cache
+ *     and stack of open zones), whose pages only a thread that records
+ *     touches; less on 32-bit targets;
+ *   per (zone, thread) pair: a record of 4792 bytes (its sums and
+ *     histogram), allocated by its thread (calloc) at its first zone and
+ *     then as it needs more, 8 records (37.4 KiB) at a time: a thread
+ *     holds at most TSC_ZONES_MAX records, plus one per flow name it
+ *     receives; 256 zones in each of 64 threads take 75 MiB, 40 zones in
+ *     8 threads 1.5 MiB.
+ * Nothing is freed while the program runs: a thread's records and block
+ * outlive it (its figures stay in the profile) and are not reused.
+ * Without GCC or Clang (MSVC's own C and C++) records come instead from
+ * one static pool of 1024 (4.7 MiB, zero until used) that all threads
+ * share, one record at a time (used up, it counts as no memory).
+ * TSC_ZONES_RECORDS, the size of a pool all threads shared before, is an
+ * error now.
+ * Past any limit nothing breaks and nothing is silently wrong: the call
  * is not recorded (its time stays in its parent's self), counted, and the
- * counts are printed ("not recorded: ..."); a thread past
- * TSC_ZONES_THREADS records nothing and is counted. Blocks of threads that
- * exit are not reused.
+ * counts are printed ("not recorded: ..."): calls past TSC_ZONES_MAX,
+ * past TSC_ZONES_DEPTH, and calls of a zone whose record could not be
+ * allocated (a failed allocation is not retried: the thread's zones that
+ * had no record yet stay unrecorded); a thread past TSC_ZONES_THREADS
+ * records nothing and is counted.
  *
  * Leaving a block early. In C++ (a destructor) and in C with GCC or Clang
  * (a cleanup attribute), the call ends wherever the block is left: at its
@@ -1071,7 +1093,7 @@ TSC__API void tsc_zones_print(FILE *out);
  * named "(not recorded)": in calls those past a limit or left by
  * return/goto, in threads the threads past TSC_ZONES_THREADS, every time 0
  * (markdown: then a line naming each limit; JSON: the fields left_early,
- * past_max, past_records, past_depth). 0; -EINVAL for a NULL out or
+ * past_max, past_depth, no_memory). 0; -EINVAL for a NULL out or
  * another format; -EIO when the stream reports an error. */
 TSC__API int tsc_zones_write(FILE *out, int format);
 /* Empties every zone's figures and the flows' (names stay registered;
@@ -1111,9 +1133,9 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
  * what it holds and counts what did not fit (written as tsc_trace does:
  * per thread a "tsc_trace_dropped" metadata event, the total in
  * otherData.dropped). Tracing costs a zone a slot and a few stores more:
- * 39.5 ns for an empty zone, 2.09x a pair of bare reads, where untraced
- * (the default; one relaxed load and a branch) it costs 27.3 ns, 1.44x
- * (bench/bench_zones.c). A flow's two marks cost 112 ns together.
+ * 39.8 ns for an empty zone, 2.10x a pair of bare reads, where untraced
+ * (the default; one relaxed load and a branch) it costs 27.4 ns, 1.45x
+ * (bench/bench_zones.c). A flow's two marks cost 115 ns together.
  * Zones not recorded (past a limit) are not traced either, nor zones
  * entered before the call; the profiler's overhead subtracted is that of
  * an untraced zone. tsc_zones_reset() leaves the traces as they are.
@@ -1130,7 +1152,7 @@ TSC__API int tsc_zones_print_at_exit(FILE *out);
  * min, mean, p50, p99 and max of the latency, consumer's reading minus
  * producer's, both converted to ns as the trace converts them (so they
  * agree with the written events' times), merged over the consumers'
- * threads (its records come from the zones' pool, TSC_ZONES_RECORDS). A
+ * threads (a record of the consumer's thread per flow name, as a zone's). A
  * departure whose slot is taken by a newer one before it arrives, and an
  * arrival without its departure, are counted and printed ("flows not
  * matched"). The trace gets a flow event per mark ("ph":"s" and "f",
@@ -1340,6 +1362,12 @@ TSC__API void tsc__zone_mark(const char *name, int64_t value, uint32_t kind);
  * stop or leave its owner at any of them. */
 #ifndef TSC_TIMER_TEST_CLAIM_HOOK
 #define TSC_TIMER_TEST_CLAIM_HOOK(word, step) ((void)0)
+#endif
+/* TSC_TIMER_TEST_ALLOC_HOOK(bytes), where nonzero, fails an allocation of
+ * the zones' memory (a block of a thread's records, a trace buffer) as
+ * an exhausted heap would. */
+#ifndef TSC_TIMER_TEST_ALLOC_HOOK
+#define TSC_TIMER_TEST_ALLOC_HOOK(bytes) 0
 #endif
 /* TSC_TIMER_TEST_REALTIME_HOOK(after) runs before (0) and after (1) each
  * CLOCK_REALTIME read that measures the realtime offset, so a test can
@@ -6112,6 +6140,25 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
 
 /* --- zones: implementation --------------------------------------------- */
 
+/* Zones need thread-local storage (GCC, Clang, MSVC): without it they
+ * record nothing. A thread's records come from calloc (GCC, Clang; bound by
+ * name, below), TSC__ZCHUNK at a time, as the trace buffers do; without
+ * GCC or Clang (MSVC) from one static pool that all threads share, one
+ * record at a time: MSVC has no asm label to bind calloc to a name of our
+ * own, and a declaration of calloc itself may clash with <stdlib.h>'s. */
+#if defined(TSC__GNU) || defined(_MSC_VER)
+#define TSC__ZONES_ON 1
+#endif
+#if defined(TSC__GNU) && defined(TSC__ZONES_ON)
+#define TSC__ZTRACE_ON 1
+#define TSC__ZCHUNK 8
+#else
+#define TSC__ZCHUNK 1
+#if defined(TSC__ZONES_ON)
+#define TSC__ZPOOL 1024
+#endif
+#endif
+
 /* A zone's record in one thread: only that thread writes it, so its hot
  * path takes no lock and makes no atomic read-modify-write. Every field
  * another thread reads (a print, a reset) is loaded and stored whole,
@@ -6121,9 +6168,7 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
 #define TSC__ZH_TOP 40 /* from 2^40 ticks (minutes) one last bucket        */
 #define TSC__ZH_BUCKETS ((TSC__ZH_TOP - TSC__ZH_SUB + 1) << TSC__ZH_SUB)
 struct tsc__zrec {
-    uint32_t ready;  /* 1 once zone is set: the record may be read        */
     uint32_t active; /* calls open now (recursion); its thread's alone    */
-    uint32_t zone;   /* index in the table of names                       */
     uint32_t unused;
     uint64_t calls, total, self, all, min, max; /* ticks; total and self
                                       modulo 2^64, read as signed        */
@@ -6157,7 +6202,7 @@ struct tsc__zev {
 #define TSC__ZFSLOTS 4096      /* departures waiting for their arrival      */
 #define TSC__ZCACHE 256 /* a thread's name -> record cache, open addressing */
 #define TSC__ZL_ZONES 0   /* calls not recorded: the table of names full    */
-#define TSC__ZL_RECORDS 1 /* the records full                               */
+#define TSC__ZL_ALLOC 1   /* no memory for the thread's record              */
 #define TSC__ZL_DEPTH 2   /* nested deeper than TSC_ZONES_DEPTH             */
 #define TSC__ZL_LEFT 3    /* zones left without their exit (longjmp; return
                              or goto where no code runs on leaving a block) */
@@ -6168,7 +6213,9 @@ struct tsc__zthread {
     uint64_t lost[4];
     const char *key[TSC__ZCACHE];
     struct tsc__zrec *val[TSC__ZCACHE];
-    struct tsc__zrec *map[TSC_ZONES_MAX]; /* zone -> this thread's record */
+    /* zone -> this thread's record (struct tsc__zrec *; 0 none yet), set
+     * once by a CAS, which publishes the record to a print's acquire load */
+    uintptr_t map[TSC_ZONES_MAX];
     struct tsc__zframe stack[TSC_ZONES_DEPTH + 1];
     /* the trace: events [0, trn) of trcap, allocated at the first event */
     struct tsc__zev *ev;
@@ -6178,7 +6225,11 @@ struct tsc__zthread {
     const char *tname;
     const char *fkey[16]; /* flow name -> index cache                       */
     int fidx[16];
-    struct tsc__zrec *fmap[TSC__ZFLOWS]; /* flow -> this thread's record   */
+    uintptr_t fmap[TSC__ZFLOWS]; /* flow -> this thread's record, as map  */
+    /* its records, handed out of blocks of TSC__ZCHUNK allocated as needed */
+    struct tsc__zrec *rnext; /* the current block's next free record       */
+    uint32_t rleft;          /* free records left in it                    */
+    uint32_t rfailed;        /* 1 once an allocation failed: not retried   */
 };
 /* A departure waiting for its arrival, under the slot's lock. */
 struct tsc__zslot {
@@ -6186,7 +6237,7 @@ struct tsc__zslot {
     uint64_t id, t;
 };
 struct tsc__zstate {
-    uint32_t nthreads, nrecs;      /* blocks and records handed out        */
+    uint32_t nthreads, npool;      /* blocks, and pool records, handed out */
     uint32_t refused;              /* threads past TSC_ZONES_THREADS       */
     uint32_t over;                 /* overhead: 0 unknown, 1 measuring, 2 set */
     uint64_t e0, c;
@@ -6199,7 +6250,9 @@ struct tsc__zstate {
     uintptr_t fname[TSC__ZFLOWS];  /* flow names, as name                  */
     struct tsc__zslot slot[TSC__ZFSLOTS];
     struct tsc__zthread th[TSC_ZONES_THREADS];
-    struct tsc__zrec rec[TSC_ZONES_RECORDS];
+#if defined(TSC__ZPOOL)
+    struct tsc__zrec pool[TSC__ZPOOL];
+#endif
 };
 #define tsc__z TSC__ZVNAME(tsc__z_v)
 TSC__SHARED_EXTERN struct tsc__zstate tsc__z;
@@ -6222,9 +6275,6 @@ TSC__SHARED struct tsc__zstate tsc__z = TSC__ZERO;
  * Zones need thread-local storage: without it they record nothing. */
 #define TSC__TLS_ZSHIFT 8
 #define TSC__ZREFUSED (UINT32_MAX >> TSC__TLS_ZSHIFT)
-#if defined(TSC__GNU) || defined(_MSC_VER)
-#define TSC__ZONES_ON 1
-#endif
 
 TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uintptr_t site);
 TSC__COLD int tsc__zone_unwind(struct tsc__zthread *tb, const struct tsc__zframe *f);
@@ -6545,20 +6595,56 @@ TSC__FN struct tsc__zthread *tsc__zone_thread(void)
     return tb;
 }
 
-/* A new record of key (a zone, or TSC__ZFLOW_BIT | a flow) for the
- * thread, from the pool; NULL, counted, when the pool is used up. */
-TSC__FN struct tsc__zrec *tsc__zone_new_rec(struct tsc__zthread *tb, uint32_t key)
+/* calloc, bound by name as atexit is (below): no <stdlib.h> in users' files. */
+#if defined(TSC__ZTRACE_ON)
+#if defined(__APPLE__) || (defined(_WIN32) && (defined(__i386__) || defined(_M_IX86)))
+extern void *tsc__calloc(size_t, size_t) __asm__("_calloc");
+#else
+extern void *tsc__calloc(size_t, size_t) __asm__("calloc");
+#endif
+#endif
+
+/* A block of TSC__ZCHUNK zeroed records, never freed (a thread's records
+ * outlive it); NULL where there is no memory, or the pool is used up. */
+TSC__FN struct tsc__zrec *tsc__zone_block(void)
 {
-    struct tsc__zrec *r;
-    int i = tsc__zone_claim(&tsc__z.nrecs, TSC_ZONES_RECORDS);
-    if (i < 0) {
-        TSC__ZADD(&tb->lost[TSC__ZL_RECORDS], 1);
+#if defined(TSC__ZPOOL)
+    int i;
+#endif
+    if (TSC_TIMER_TEST_ALLOC_HOOK(TSC__ZCHUNK * sizeof(struct tsc__zrec)))
         return TSC__CAST(struct tsc__zrec *, TSC__NULL);
+#if defined(TSC__ZPOOL)
+    i = tsc__zone_claim(&tsc__z.npool, TSC__ZPOOL);
+    return i < 0 ? TSC__CAST(struct tsc__zrec *, TSC__NULL) : &tsc__z.pool[i];
+#elif defined(TSC__ZTRACE_ON)
+    return TSC__CAST(struct tsc__zrec *, tsc__calloc(TSC__ZCHUNK, sizeof(struct tsc__zrec)));
+#else
+    return TSC__CAST(struct tsc__zrec *, TSC__NULL);
+#endif
+}
+
+/* The thread's record in *slot (its map or fmap), made on first use out
+ * of its current block or a new one, and published by a CAS (only this
+ * thread sets its slots) to a print's acquire load. NULL, counted, where
+ * no memory could be had: a failed allocation is not retried, and the
+ * thread's zones that have no record yet stay unrecorded. */
+TSC__FN struct tsc__zrec *tsc__zone_rec(struct tsc__zthread *tb, uintptr_t *slot)
+{
+    struct tsc__zrec *r = TSC__RCAST(struct tsc__zrec *, *slot);
+    if (r)
+        return r;
+    if (tb->rleft == 0) {
+        if (tb->rfailed || !(tb->rnext = tsc__zone_block())) {
+            tb->rfailed = 1;
+            TSC__ZADD(&tb->lost[TSC__ZL_ALLOC], 1);
+            return TSC__CAST(struct tsc__zrec *, TSC__NULL);
+        }
+        tb->rleft = TSC__ZCHUNK;
     }
-    r = &tsc__z.rec[i];
-    r->zone = key;
+    r = tb->rnext++;
+    tb->rleft--;
     TSC__ZST(&r->min, UINT64_MAX);
-    TSC__ST32(&r->ready, 1);
+    (void)tsc__zcas_ptr(slot, 0, TSC__RCAST(uintptr_t, r));
     return r;
 }
 
@@ -6590,8 +6676,7 @@ TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uint
         TSC__ZADD(&tb->lost[TSC__ZL_ZONES], 1);
         return 0;
     }
-    r = tb->map[z];
-    if (!r && !(r = tb->map[z] = tsc__zone_new_rec(tb, TSC__CAST(uint32_t, z))))
+    if (!(r = tsc__zone_rec(tb, &tb->map[z])))
         return 0;
     if (free_slot < TSC__ZCACHE) { /* a full cache: every call comes here */
         tb->val[free_slot] = r;
@@ -6608,16 +6693,6 @@ TSC__COLD uintptr_t tsc__zone_enter_slow(const char *name, uintptr_t frame, uint
 
 /* --- zones traced: buffers, flows, marks -------------------------------- */
 
-/* calloc, bound by name as atexit is (below): no <stdlib.h> in users' files. */
-#if defined(TSC__GNU) && defined(TSC__ZONES_ON)
-#define TSC__ZTRACE_ON 1
-#if defined(__APPLE__) || (defined(_WIN32) && (defined(__i386__) || defined(_M_IX86)))
-extern void *tsc__calloc(size_t, size_t) __asm__("_calloc");
-#else
-extern void *tsc__calloc(size_t, size_t) __asm__("calloc");
-#endif
-#endif
-
 /* The thread's trace has no room: its first event allocates the buffer
  * (once: a failed allocation is not retried), later ones are counted. */
 TSC__COLD struct tsc__zev *tsc__zone_trace_full(struct tsc__zthread *tb, const char *name, uint32_t kind)
@@ -6628,7 +6703,8 @@ TSC__COLD struct tsc__zev *tsc__zone_trace_full(struct tsc__zthread *tb, const c
     if (tb->trstate == 3)
         return TSC__CAST(struct tsc__zev *, TSC__NULL);
     if (tb->trstate == 0) {
-        p = bytes >= sizeof(struct tsc__zev) ? tsc__calloc(1, bytes) : TSC__NULL;
+        p = bytes >= sizeof(struct tsc__zev) && !TSC_TIMER_TEST_ALLOC_HOOK(bytes) ? tsc__calloc(1, bytes)
+                                                                                   : TSC__NULL;
         tb->trstate = p ? 1u : 2u;
         if (p) {
             tb->ev = TSC__CAST(struct tsc__zev *, p);
@@ -6691,8 +6767,8 @@ TSC__FN void tsc__flow_trace(struct tsc__zthread *tb, const char *name, uint32_t
  * the thread's record of the flow. */
 TSC__FN void tsc__flow_add(struct tsc__zthread *tb, int fz, uint64_t ns)
 {
-    struct tsc__zrec *r = tb->fmap[fz];
-    if (!r && !(r = tb->fmap[fz] = tsc__zone_new_rec(tb, TSC__ZFLOW_BIT | TSC__CAST(uint32_t, fz))))
+    struct tsc__zrec *r = tsc__zone_rec(tb, &tb->fmap[fz]);
+    if (!r)
         return;
     TSC__ZADD(&r->calls, 1);
     TSC__ZADD(&r->all, ns);
@@ -6878,21 +6954,29 @@ struct tsc__zsum {
 /* A signed sum, floored at 0 for display. */
 TSC__FN uint64_t tsc__zone_pos(uint64_t v) { return v >> 63 ? 0 : v; }
 
-/* The records of key (a zone, or TSC__ZFLOW_BIT | a flow) merged over
- * the threads into *row; 0 where it has no calls. */
+/* Thread i's record of key (a zone, or TSC__ZFLOW_BIT | a flow), or NULL;
+ * the acquire load sees the record as its thread set it up. */
+TSC__FN struct tsc__zrec *tsc__zone_rec_of(uint32_t i, uint32_t key)
+{
+    const struct tsc__zthread *tb = &tsc__z.th[i];
+    const uintptr_t *slot = key & TSC__ZFLOW_BIT ? &tb->fmap[key & ~TSC__ZFLOW_BIT] : &tb->map[key];
+    return TSC__RCAST(struct tsc__zrec *, tsc__zld_ptr(slot));
+}
+
+/* The records of key merged over the threads into *row; 0 where it has
+ * no calls. */
 TSC__FN int tsc__zone_merge(uint32_t key, const char *name, struct tsc__zrow *row)
 {
     uint64_t h[TSC__ZH_BUCKETS], v;
-    uint32_t nrec = TSC__LD32(&tsc__z.nrecs), i;
+    uint32_t nth = TSC__LD32(&tsc__z.nthreads), i;
     struct tsc__zrec *r;
     int j;
     memset(row, 0, sizeof *row);
     memset(h, 0, sizeof h);
     row->name = name;
     row->min = UINT64_MAX;
-    for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
-        r = &tsc__z.rec[i];
-        if (!TSC__LD32(&r->ready) || r->zone != key || !(v = TSC__ZLD(&r->calls)))
+    for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
+        if (!(r = tsc__zone_rec_of(i, key)) || !(v = TSC__ZLD(&r->calls)))
             continue;
         row->calls += v;
         row->threads++;
@@ -6971,11 +7055,10 @@ TSC__FN void tsc__zones_lost(FILE *out, const struct tsc__zsum *s, const char *p
     if (!(s->lost[0] | s->lost[1] | s->lost[2] | s->lost[3] | s->refused))
         return;
     fprintf(out, "%snot recorded: %" PRIu64 " calls past TSC_ZONES_MAX (%d zones), %" PRIu64
-            " past TSC_ZONES_RECORDS (%d), %" PRIu64 " past TSC_ZONES_DEPTH (%d), %" PRIu64
-            " zones left without their exit (time kept in the zone around), %" PRIu32
+            " past TSC_ZONES_DEPTH (%d), %" PRIu64 " with no memory for their thread's record, %"
+            PRIu64 " zones left without their exit (time kept in the zone around), %" PRIu32
             " threads past TSC_ZONES_THREADS (%d)\n", prefix, s->lost[0], TSC_ZONES_MAX,
-            s->lost[1], TSC_ZONES_RECORDS, s->lost[2], TSC_ZONES_DEPTH, s->lost[3], s->refused,
-            TSC_ZONES_THREADS);
+            s->lost[2], TSC_ZONES_DEPTH, s->lost[1], s->lost[3], s->refused, TSC_ZONES_THREADS);
 }
 
 TSC__FN void tsc__flows_lost(FILE *out, const struct tsc__zsum *s, const char *prefix);
@@ -7170,9 +7253,9 @@ TSC__API int tsc_zones_write(FILE *out, int format)
             fprintf(out, "%s {\"name\": \"(not recorded)\", \"calls\": %" PRIu64 ", \"self_pct\": 0, "
                     "\"self_ns\": 0, \"total_ns\": 0, \"min_ns\": 0, \"mean_ns\": 0, \"p50_ns\": 0, "
                     "\"p99_ns\": 0, \"max_ns\": 0, \"threads\": %" PRIu32 ", \"left_early\": %" PRIu64
-                    ", \"past_max\": %" PRIu64 ", \"past_records\": %" PRIu64 ", \"past_depth\": %"
-                    PRIu64 "}", n ? ",\n" : "\n", lost + s.lost[3], s.refused, s.lost[3], s.lost[0], s.lost[1],
-                    s.lost[2]);
+                    ", \"past_max\": %" PRIu64 ", \"past_depth\": %" PRIu64 ", \"no_memory\": %"
+                    PRIu64 "}", n ? ",\n" : "\n", lost + s.lost[3], s.refused, s.lost[3], s.lost[0], s.lost[2],
+                    s.lost[1]);
     }
     tsc__flows_write(out, format, &s, n + (lost || s.lost[3] || s.refused));
     if (format == TSC_BENCH_JSON)
@@ -7180,29 +7263,38 @@ TSC__API int tsc_zones_write(FILE *out, int format)
     return ferror(out) ? -EIO : 0;
 }
 
+/* A record emptied, as it was made. */
+TSC__FN void tsc__zone_rec_clear(struct tsc__zrec *r)
+{
+    int k;
+    TSC__ZST(&r->calls, 0);
+    TSC__ZST(&r->total, 0);
+    TSC__ZST(&r->self, 0);
+    TSC__ZST(&r->all, 0);
+    TSC__ZST(&r->max, 0);
+    TSC__ZST(&r->min, UINT64_MAX);
+    for (k = 0; k < TSC__ZH_BUCKETS; k++)
+        TSC__ZST(&r->hist[k], 0);
+}
+
 TSC__API void tsc_zones_reset(void)
 {
-    uint32_t nrec = TSC__LD32(&tsc__z.nrecs), nth = TSC__LD32(&tsc__z.nthreads), i;
+    uint32_t nth = TSC__LD32(&tsc__z.nthreads), i, z;
     struct tsc__zrec *r;
     int k;
-    for (i = 0; i < nrec && i < TSC_ZONES_RECORDS; i++) {
-        r = &tsc__z.rec[i];
-        TSC__ZST(&r->calls, 0);
-        TSC__ZST(&r->total, 0);
-        TSC__ZST(&r->self, 0);
-        TSC__ZST(&r->all, 0);
-        TSC__ZST(&r->max, 0);
-        TSC__ZST(&r->min, UINT64_MAX);
-        for (k = 0; k < TSC__ZH_BUCKETS; k++)
-            TSC__ZST(&r->hist[k], 0);
-    }
-    for (k = 0; k < 3; k++)
-        TSC__ST32(&tsc__z.flost[k], 0);
     for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
+        for (z = 0; z < TSC_ZONES_MAX; z++)
+            if ((r = tsc__zone_rec_of(i, z)) != TSC__NULL)
+                tsc__zone_rec_clear(r);
+        for (z = 0; z < TSC__ZFLOWS; z++)
+            if ((r = tsc__zone_rec_of(i, TSC__ZFLOW_BIT | z)) != TSC__NULL)
+                tsc__zone_rec_clear(r);
         TSC__ZST(&tsc__z.th[i].stack[0].kids, 0);
         for (k = 0; k < 4; k++)
             TSC__ZST(&tsc__z.th[i].lost[k], 0);
     }
+    for (k = 0; k < 3; k++)
+        TSC__ST32(&tsc__z.flost[k], 0);
 }
 /* A slice's end, a bare read of the counter, as the stamp the clock gives
  * marks (tsc_clock_ticks), so a mark made inside a zone is written inside

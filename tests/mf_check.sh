@@ -9,6 +9,7 @@
 #     the fix (tsc_timer_needs_TSC_TIMER_IMPLEMENTATION_in_exactly_one_file);
 #   - so does a program that uses statistics alone; a file built with other
 #     configuration macros than the implementation's fails naming that;
+#     TSC_ZONES_RECORDS (gone) stops the compilation naming its successors;
 #     files of both modes in one program say so on stderr at first use;
 #   - two libraries built with different versions of the header (each with
 #     its own implementation) keep separate state in one program.
@@ -119,6 +120,14 @@ SRC
         bad "$cc: the program of both modes failed"; cat "$d/mixed.log"
     elif ! grep -q "include the header plainly and files built with TSC_TIMER_EXTERN" "$d/mixed.log"; then
         bad "$cc: the program of both modes ran without a word"
+    fi
+    # TSC_ZONES_RECORDS, the size of the pool of records that all threads
+    # shared before they allocated their own: an error naming what bounds
+    # the records now, not a setting silently ignored.
+    if $cc $f -DTSC_ZONES_RECORDS=1024 -c "$d/a.c" -o "$d/a_rec.o" >"$d/rec.log" 2>&1; then
+        bad "$cc: a file built with TSC_ZONES_RECORDS compiled"
+    elif ! grep -q "TSC_ZONES_RECORDS is gone.*TSC_ZONES_MAX and TSC_ZONES_THREADS bound them" "$d/rec.log"; then
+        bad "$cc: the error for TSC_ZONES_RECORDS does not name what replaced it"; cat "$d/rec.log"
     fi
     say "$cc: statistics alone, other configuration macros, both modes: each named"
     # Two versions of the header, each a library with its own implementation.

@@ -12,7 +12,7 @@
 set -u
 nm=$1; shift
 fail=0
-ours='^tsc__(g|z|tls|modes)_v[0-9]+_[0-9]+_[0-9]+_[dfn](_z[0-9]+_[0-9]+_[0-9]+_[0-9]+)?$'
+ours='^tsc__(g|z|tls|modes)_v[0-9]+_[0-9]+_[0-9]+_[dfn](_z[0-9]+_[0-9]+_[0-9]+)?$'
 while [ $# -ge 2 ]; do
     lib=$1 exe=$2; shift 2
     # Units: defined externals are ours and the units' own mi_* functions

@@ -8,8 +8,26 @@
  * stated error, on the best of 5 tries (a try on which the machine stole
  * time from the zone is repeated), natively only: under emulation
  * (TSC_TEST_EMULATED) only behaviour is checked.
- * Built twice: as is, and with TEST_ZONES_LIMITS and small limits, where
- * every limit is crossed and must be counted and reported. */
+ * Built as is; with TEST_ZONES_LIMITS and small limits, where every limit
+ * is crossed and must be counted and reported, and the zones' allocations
+ * are made to fail; with TEST_ZONES_FULL, where every (zone, thread) pair
+ * the default limits allow is recorded, and each limit is crossed. */
+#include <stddef.h>
+
+#if defined(TEST_ZONES_LIMITS)
+/* The zones' allocations of records, counted, and made to fail while
+ * g_alloc_fails is set (the test sets it before the thread it concerns
+ * starts, and clears it once that thread is joined). */
+static int g_alloc_fails, g_record_allocs;
+static size_t g_record_bytes;
+static int alloc_hook(size_t bytes)
+{
+    g_record_bytes = bytes;
+    __atomic_fetch_add(&g_record_allocs, 1, __ATOMIC_RELAXED);
+    return g_alloc_fails;
+}
+#define TSC_TIMER_TEST_ALLOC_HOOK(bytes) alloc_hook(bytes)
+#endif
 #include "tsc_test.h"
 #include <pthread.h>
 #include <setjmp.h>
@@ -17,7 +35,7 @@
 
 /* --- reading the profile back -------------------------------------------- */
 
-#define MAX_ROWS 64
+#define MAX_ROWS 320 /* every zone of the defaults (256), flows, "(not recorded)" */
 #define MAX_KEYS 16
 
 struct zrow {
@@ -179,7 +197,7 @@ static double not_recorded(const struct zprof *z, const char *key)
     return 0;
 }
 
-#if !defined(TEST_ZONES_LIMITS) && !defined(TEST_ZONES_DEPTH1)
+#if !defined(TEST_ZONES_LIMITS) && !defined(TEST_ZONES_DEPTH1) && !defined(TEST_ZONES_FULL)
 
 /* Accuracy is checked natively only: not under emulation, nor under
  * ThreadSanitizer, whose instrumented atomics make a zone's overhead vary
@@ -759,9 +777,89 @@ static void test_every_format_is_written_and_reset_empties_the_profile(void **st
     free(s);
 }
 
+/* A program of 40 zones over 8 threads (once refused past a shared pool
+ * of 256 records): every (zone, thread) pair is recorded, with exact
+ * counts, and nothing is left unrecorded, while the main thread prints
+ * and writes the profile as the threads make their records (ThreadSanitizer
+ * runs this: a record is published whole). */
+#define ISSUE_THREADS 8
+#define ISSUE_ROUNDS 50
+#define Z10(p) ISSUE_ZONE(p "0") ISSUE_ZONE(p "1") ISSUE_ZONE(p "2") ISSUE_ZONE(p "3") \
+    ISSUE_ZONE(p "4") ISSUE_ZONE(p "5") ISSUE_ZONE(p "6") ISSUE_ZONE(p "7") ISSUE_ZONE(p "8") \
+    ISSUE_ZONE(p "9")
+#define ISSUE_ZONE(name) TSC_ZONE(name) x = chain(x, 5);
+static int g_issue_done;
+static void *forty_zones(void *arg)
+{
+    uint64_t x = (uint64_t)(uintptr_t)arg;
+    int r;
+    for (r = 0; r < ISSUE_ROUNDS; r++) {
+        Z10("issue 0") Z10("issue 1") Z10("issue 2") Z10("issue 3")
+    }
+    TSC_KEEP(x);
+    __atomic_fetch_add(&g_issue_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+static void test_forty_zones_in_eight_threads_are_all_recorded(void **state)
+{
+    pthread_t th[ISSUE_THREADS];
+    struct zprof z;
+    FILE *null = tmpfile();
+    char name[16];
+    int i;
+    (void)state;
+    assert_non_null(null);
+    tsc_zones_reset();
+    for (i = 0; i < ISSUE_THREADS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, forty_zones, (void *)(uintptr_t)(i + 1)), 0);
+    while (__atomic_load_n(&g_issue_done, __ATOMIC_ACQUIRE) < ISSUE_THREADS) {
+        rewind(null);
+        tsc_zones_print(null);
+        assert_int_equal(tsc_zones_write(null, TSC_BENCH_JSON), 0);
+    }
+    for (i = 0; i < ISSUE_THREADS; i++)
+        pthread_join(th[i], NULL);
+    fclose(null);
+    profile(&z);
+    for (i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "issue %02d", i);
+        EXPECT(get(&z, name, "calls") == ISSUE_THREADS * ISSUE_ROUNDS, "%s: %d calls, got %.0f", name,
+               ISSUE_THREADS * ISSUE_ROUNDS, get(&z, name, "calls"));
+        EXPECT(get(&z, name, "threads") == ISSUE_THREADS, "%s: %d threads, got %.0f", name,
+               ISSUE_THREADS, get(&z, name, "threads"));
+    }
+    EXPECT(row(&z, "(not recorded)") == NULL, "nothing left unrecorded, got %.0f calls",
+           not_recorded(&z, "calls"));
+}
+
+/* The memory the header states (section 4, zones): 4792 bytes a (zone,
+ * thread) pair, allocated 8 at a time (37.4 KiB) with calloc; a thread's
+ * block of 8816 bytes and about 650 KiB static in all with the defaults
+ * on 64-bit targets (less on 32-bit ones: pointers are half as big). */
+static void test_the_zones_memory_is_what_the_header_states(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(struct tsc__zrec), 4792);
+#if defined(TSC__ZTRACE_ON)
+    assert_int_equal(TSC__ZCHUNK * sizeof(struct tsc__zrec), 38336);
+#endif
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    assert_int_equal(sizeof(struct tsc__zthread), 8816);
+#if defined(TSC__ZTRACE_ON) /* (without calloc a static pool adds its records) */
+    EXPECT(sizeof tsc__z > 649 * 1024 + 512 && sizeof tsc__z <= 650 * 1024 + 512,
+           "about 650 KiB static, got %lu bytes", (unsigned long)sizeof tsc__z);
+#endif
+#else
+    EXPECT(sizeof(struct tsc__zthread) <= 8816, "at most 8816 bytes a thread, got %lu",
+           (unsigned long)sizeof(struct tsc__zthread));
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forty_zones_in_eight_threads_are_all_recorded),
+        cmocka_unit_test(test_the_zones_memory_is_what_the_header_states),
         cmocka_unit_test(test_a_zone_around_known_work_reports_its_total_within_2_percent),
         cmocka_unit_test(test_a_parents_self_time_is_its_total_less_its_childrens),
         cmocka_unit_test(test_sixteen_threads_give_exact_call_counts),
@@ -806,8 +904,8 @@ int main(void)
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
-#else /* TEST_ZONES_LIMITS: built with TSC_ZONES_MAX 4, TSC_ZONES_THREADS 2,
-         TSC_ZONES_RECORDS 6, TSC_ZONES_DEPTH 8 */
+#elif defined(TEST_ZONES_LIMITS) /* built with TSC_ZONES_MAX 4,
+                                     TSC_ZONES_THREADS 2, TSC_ZONES_DEPTH 8 */
 
 static int deep(int n)
 {
@@ -826,7 +924,9 @@ static void *run_zones(void *arg)
 }
 
 /* Past every limit the calls run, are not recorded, and are counted in
- * the print and in the "(not recorded)" row. */
+ * the print and in the "(not recorded)" row; so are the calls of a thread
+ * whose records could not be allocated (tried once: a thread's records
+ * come TSC__ZCHUNK at a time, and a failed allocation is not retried). */
 static void test_past_each_limit_calls_are_counted_and_reported(void **state)
 {
     pthread_t th;
@@ -850,32 +950,36 @@ static void test_past_each_limit_calls_are_counted_and_reported(void **state)
     assert_int_equal((int)get(&z, "z3", "calls"), 1);
     assert_null(row(&z, "z4"));
     assert_int_equal((int)not_recorded(&z, "past_max"), 3);
-    /* threads: main and one more have blocks; a third thread is refused */
+    assert_int_equal(g_record_allocs, (4 + TSC__ZCHUNK - 1) / TSC__ZCHUNK); /* main's 4 records */
+    assert_int_equal((int)g_record_bytes, TSC__ZCHUNK * (int)sizeof(struct tsc__zrec));
+    /* memory: the second thread's first record cannot be allocated, so
+     * none of its 3 zones is recorded; a third thread is refused */
+    g_alloc_fails = 1;
     assert_int_equal(pthread_create(&th, NULL, run_zones, NULL), 0);
     pthread_join(th, NULL);
+    g_alloc_fails = 0;
     assert_int_equal(pthread_create(&th, NULL, run_zones, NULL), 0);
     pthread_join(th, NULL);
+    assert_int_equal(g_record_allocs, (4 + TSC__ZCHUNK - 1) / TSC__ZCHUNK + 1);
     profile(&z);
-    assert_int_equal((int)get(&z, "deep", "threads"), 2);
+    assert_int_equal((int)get(&z, "deep", "threads"), 1);
+    assert_int_equal((int)get(&z, "z1", "threads"), 1);
+    assert_int_equal((int)not_recorded(&z, "no_memory"), 3);
     assert_int_equal((int)not_recorded(&z, "threads"), 1);
-    /* records: main holds 4, the second thread "deep" and z1: z2 refused */
-    assert_int_equal((int)get(&z, "z1", "threads"), 2);
-    assert_int_equal((int)get(&z, "z2", "threads"), 1);
-    assert_int_equal((int)not_recorded(&z, "past_records"), 1);
-    assert_int_equal((int)not_recorded(&z, "calls"), 4 + 3 + 1);
+    assert_int_equal((int)not_recorded(&z, "calls"), 4 + 3 + 3);
     /* CSV and markdown: the same row, each count in its own column, times 0 */
     s = capture(tsc_zones_write, TSC_BENCH_CSV);
-    EXPECT(strstr(s, "\n\"(not recorded)\",8,0.000,0,0,0,0,0,0,0,1,0\n"),
+    EXPECT(strstr(s, "\n\"(not recorded)\",10,0.000,0,0,0,0,0,0,0,1,0\n"),
            "the CSV row of what was not recorded: %s", s);
     free(s);
     s = capture(tsc_zones_write, TSC_BENCH_MARKDOWN);
-    EXPECT(strstr(s, "\n| (not recorded) | 8 | 0.0% | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 |\n"),
+    EXPECT(strstr(s, "\n| (not recorded) | 10 | 0.0% | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 |\n"),
            "the markdown row of what was not recorded: %s", s);
     free(s);
     s = capture(NULL, 0);
-    EXPECT(strstr(s, "not recorded: 3 calls past TSC_ZONES_MAX (4 zones), 1 past "
-                     "TSC_ZONES_RECORDS (6), 4 past TSC_ZONES_DEPTH (8), 0 zones left "
-                     "without their exit (time kept in the zone around), 1 threads past "
+    EXPECT(strstr(s, "not recorded: 3 calls past TSC_ZONES_MAX (4 zones), 4 past "
+                     "TSC_ZONES_DEPTH (8), 3 with no memory for their thread's record, 0 zones "
+                     "left without their exit (time kept in the zone around), 1 threads past "
                      "TSC_ZONES_THREADS (2)"), "the print says what was not recorded: %s", s);
     free(s);
 }
@@ -884,6 +988,146 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_past_each_limit_calls_are_counted_and_reported),
+    };
+    tsc_init();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else /* TEST_ZONES_FULL: built with the default limits */
+
+/* 256 zones, z00000000 .. z11111111, each entered once by f. */
+#define Z2(p, f) f(p "0") f(p "1")
+#define Z4(p, f) Z2(p "0", f) Z2(p "1", f)
+#define Z16(p, f) Z4(p "00", f) Z4(p "01", f) Z4(p "10", f) Z4(p "11", f)
+#define Z256(p, f) Z16(p "0000", f) Z16(p "0001", f) Z16(p "0010", f) Z16(p "0011", f) \
+    Z16(p "0100", f) Z16(p "0101", f) Z16(p "0110", f) Z16(p "0111", f)              \
+    Z16(p "1000", f) Z16(p "1001", f) Z16(p "1010", f) Z16(p "1011", f)              \
+    Z16(p "1100", f) Z16(p "1101", f) Z16(p "1110", f) Z16(p "1111", f)
+#define ENTER(name) TSC_ZONE(name) {}
+#define ROUNDS 2
+
+/* zone k's name, as Z256 spells it */
+static const char *zname(int k, char *buf)
+{
+    int b;
+    buf[0] = 'z';
+    for (b = 0; b < 8; b++)
+        buf[1 + b] = (char)('0' + ((k >> (7 - b)) & 1));
+    buf[9] = '\0';
+    return buf;
+}
+
+static void *every_zone(void *arg)
+{
+    int r;
+    (void)arg;
+    for (r = 0; r < ROUNDS; r++) {
+        Z256("z", ENTER)
+    }
+    return NULL;
+}
+
+/* Every zone in every thread the defaults allow: this (main) thread
+ * first, then the others, all at once. Once per program. */
+static void fill_every_pair(void)
+{
+    static int done;
+    pthread_t th[TSC_ZONES_THREADS];
+    int i;
+    if (done)
+        return;
+    done = 1;
+    every_zone(NULL);
+    for (i = 1; i < TSC_ZONES_THREADS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, every_zone, NULL), 0);
+    for (i = 1; i < TSC_ZONES_THREADS; i++)
+        pthread_join(th[i], NULL);
+}
+
+/* The defaults: 256 zones, 64 threads, 32 levels; and 256 zones in each
+ * of 64 threads are all recorded, every (zone, thread) pair, nothing
+ * refused. (Without calloc, MSVC's own compiler: the shared static pool's
+ * TSC__ZPOOL pairs are recorded, in whichever threads got there first,
+ * and every call of the others is counted as having no memory.) */
+static void test_every_zone_in_every_thread_of_the_defaults_is_recorded(void **state)
+{
+    static struct zprof z;
+    char name[10];
+    int k, pairs = TSC_ZONES_MAX * TSC_ZONES_THREADS, recorded = pairs;
+    double threads = 0;
+    (void)state;
+    assert_int_equal(TSC_ZONES_MAX, 256);
+    assert_int_equal(TSC_ZONES_THREADS, 64);
+    assert_int_equal(TSC_ZONES_DEPTH, 32);
+#if defined(TSC__ZPOOL)
+    recorded = TSC__ZPOOL;
+#endif
+    fill_every_pair();
+    profile(&z);
+    for (k = 0; k < TSC_ZONES_MAX; k++) {
+        threads += get(&z, zname(k, name), "threads");
+        EXPECT(get(&z, name, "calls") == ROUNDS * get(&z, name, "threads"),
+               "%s: %d calls per thread, got %.0f in %.0f", name, ROUNDS, get(&z, name, "calls"),
+               get(&z, name, "threads"));
+        EXPECT(recorded < pairs || get(&z, name, "threads") == TSC_ZONES_THREADS,
+               "%s: %d threads, got %.0f", name, TSC_ZONES_THREADS, get(&z, name, "threads"));
+    }
+    EXPECT(threads == recorded, "%d (zone, thread) pairs recorded, got %.0f", recorded, threads);
+    assert_int_equal((int)not_recorded(&z, "calls"), ROUNDS * (pairs - recorded));
+    assert_int_equal((int)not_recorded(&z, "no_memory"), ROUNDS * (pairs - recorded));
+}
+
+static int nest(int n)
+{
+    int r = 0;
+    TSC_ZONE("z00000000") r = n > 1 ? 1 + nest(n - 1) : 1;
+    return r;
+}
+
+static void *one_zone(void *arg)
+{
+    (void)arg;
+    TSC_ZONE("z00000001") {}
+    return NULL;
+}
+
+/* With every zone and thread taken: a 257th name, a 33rd level, a 65th
+ * thread are each refused, counted exactly and printed. */
+static void test_past_each_default_limit_calls_are_counted_and_printed(void **state)
+{
+    static struct zprof z;
+    pthread_t th;
+    char *s;
+    int i;
+    (void)state;
+    fill_every_pair();
+    tsc_zones_reset();
+    for (i = 0; i < 2; i++)
+        TSC_ZONE("a 257th zone") {}
+    assert_int_equal(nest(TSC_ZONES_DEPTH + 3), TSC_ZONES_DEPTH + 3);
+    assert_int_equal(pthread_create(&th, NULL, one_zone, NULL), 0);
+    pthread_join(th, NULL);
+    profile(&z);
+    assert_null(row(&z, "a 257th zone"));
+    assert_int_equal((int)get(&z, "z00000000", "calls"), TSC_ZONES_DEPTH);
+    assert_int_equal((int)get(&z, "z00000001", "calls"), 0);
+    assert_int_equal((int)not_recorded(&z, "past_max"), 2);
+    assert_int_equal((int)not_recorded(&z, "past_depth"), 3);
+    assert_int_equal((int)not_recorded(&z, "no_memory"), 0);
+    assert_int_equal((int)not_recorded(&z, "threads"), 1);
+    s = capture(NULL, 0);
+    EXPECT(strstr(s, "not recorded: 2 calls past TSC_ZONES_MAX (256 zones), 3 past "
+                     "TSC_ZONES_DEPTH (32), 0 with no memory for their thread's record, 0 zones "
+                     "left without their exit (time kept in the zone around), 1 threads past "
+                     "TSC_ZONES_THREADS (64)"), "the print says what was not recorded: %s", s);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_zone_in_every_thread_of_the_defaults_is_recorded),
+        cmocka_unit_test(test_past_each_default_limit_calls_are_counted_and_printed),
     };
     tsc_init();
     return cmocka_run_group_tests(tests, NULL, NULL);
