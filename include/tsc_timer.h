@@ -7304,9 +7304,9 @@ TSC__API void tsc_zones_reset(void)
  * are QPC's time in ns (tsc__os_ns); unconverted, slices were written at
  * 1/100 of their time under Wine's 10 MHz QPC. And where the clock is the
  * OS clock while zones still read the counter (tsc_trust() UNSAFE), the
- * slice is placed from `a`, a counter read and an OS clock reading taken
- * together when the trace is written, at the calibrated frequency
- * (a[0] 0: not so). */
+ * slice is placed from `a`, an OS clock reading and the counter at its
+ * middle (the narrowest of 16 brackets) when the trace is written, at the
+ * calibrated frequency (a[0] 0: not so). */
 TSC__FN uint64_t tsc__zone_stamp(uint64_t t, const uint64_t *a)
 {
     uint64_t d;
@@ -7359,8 +7359,17 @@ TSC__API int tsc_zones_write_trace(FILE *out)
         return -EINVAL;
     pid = TSC__CAST(unsigned long, tsc__pid());
     if (tsc__mode() != TSC__MODE_OS && tsc__clock_os()) { /* (see tsc__zone_stamp) */
-        a[1] = tsc__os_ns(0);
-        a[0] = tsc__clock_ticks_bare();
+        uint64_t t0, o, t1, w = UINT64_MAX;
+        for (k = 0; k < 16; k++) { /* the narrowest of 16 counter|OS|counter brackets */
+            t0 = tsc__clock_ticks_bare();
+            o = tsc__os_ns(0);
+            t1 = tsc__clock_ticks_bare();
+            if (t1 >= t0 && t1 - t0 < w) {
+                w = t1 - t0;
+                a[0] = t0 + w / 2;
+                a[1] = o;
+            }
+        }
     }
     fputs("{\"traceEvents\":[", out);
     for (i = 0; i < nth && i < TSC_ZONES_THREADS; i++) {
