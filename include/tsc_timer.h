@@ -1056,7 +1056,10 @@ TSC__API int tsc_trace_write_json(FILE *out, const struct tsc_trace *const *trac
  * the root zones' total. Zones take the thread's stack to be one stack:
  * a fiber that switches stacks inside a zone confuses them.
  * TSC_ZONE_SCOPE("name"); (C++; C with GCC or Clang) times from there to
- * the end of the enclosing block, as a variable would live.
+ * the end of the enclosing block, as a variable would live: the form for
+ * a non-void function's last statement that returns from inside (around
+ * a TSC_ZONE block there, compilers warn -Wreturn-type, not seeing that
+ * the block always runs).
  *
  * Threads: zones need thread-local storage (GCC, Clang, MSVC; elsewhere
  * they record nothing). On Windows each unit has its own thread-local, so
