@@ -216,7 +216,7 @@ static void use_bench(FILE *out)
     const struct tsc_bench *list[2];
     struct tsc_bench_result r;
     uint64_t x = 3;
-    int rc = tsc_bench_init(&a, "add");
+    int got, rc = tsc_bench_init(&a, "add");
     rc += tsc_bench_set_budget(&a, 0.01);
     TSC_BENCH(&a) {
         TSC_KEEP(x);
@@ -227,10 +227,13 @@ static void use_bench(FILE *out)
     rc += tsc_bench_set_budget(&b, 0.01);
     TSC_BENCH(&b) {
     }
-    rc += tsc_bench_result(&a, &r);
     rc += tsc_bench_get_result(&b, &r) == 0 ? 0 : 0; /* the function behind the macro */
-    rc += tsc_bench_result(&a, &r);
-    expect(rc == 0 && r.batches > 0 && r.batches <= TSC_BENCH_MAX_BATCHES, "the bench calls work");
+    got = tsc_bench_result(&a, &r);
+    /* A figure, or on a machine too loaded to size the batches within the
+     * 10 ms budget, -EAGAIN with the run marked unstable and its reason. */
+    expect(rc == 0 && ((got == 0 && r.batches > 0 && r.batches <= TSC_BENCH_MAX_BATCHES) ||
+                       (got == -EAGAIN && r.unstable && r.reason && r.reason[0])),
+           "the bench calls work");
     tsc_bench_print(&a, out);
     list[0] = &a;
     list[1] = &b;
