@@ -547,15 +547,17 @@ static void scenario_switch(void)
         after_resync(0.1);
         set_clocksource(cs[i]);
         snprintf(name, sizeof name, "clocksource-%s", cs[i]);
-        /* within the brackets there once two resyncs of the three after it
-         * had the chance; off by the rate the kernel's new clocksource
-         * gives for at most one interval until then */
-        event(name, 200e3, 3.3, 2);
+        /* within the brackets there once three resyncs of the four after
+         * it had the chance: off by the rate the kernel's new clocksource
+         * gives until then, which under TCG is up to 0.1 % (two spans to
+         * confirm) and wanders by several ppm with the host's load
+         * (+-7 us a second seen on hpet while the host ran CI) */
+        event(name, 200e3, 4.3, 2);
         run_for(1.5);
         print_trust(cs[i]);
         if (i < 2 && tsc_trust().level == TSC_TRUST_OK)
             failed = 1, printf("TSC-GUEST: trust FAIL: off tsc, still OK\n");
-        run_for(2.5);
+        run_for(4.5);
     }
 }
 
