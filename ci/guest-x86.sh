@@ -13,7 +13,8 @@
 #   TSC_GUEST_INCLUDE=DIR builds the guest program against DIR/tsc_timer.h
 #   instead of include/ (to measure an older header: `git show
 #   REV:include/tsc_timer.h >DIR/tsc_timer.h`).
-# Scenarios: boot suspend1 suspend3 switch freq tick settime leap calib accuracy
+# Scenarios: boot suspend1 suspend3 pause switch freq tick settime leap calib
+# accuracy
 # (tests/guest_clock.c says what each does and asserts), and selftests (the
 # kernel's timers selftests, plain and through the interposer, below).
 # Needs qemu-system-x86, seabios, busybox-static and cpio (ci/install.sh).
@@ -23,7 +24,7 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 w=$root/build-ci/guest-x86${TSC_GUEST_TAG:+-$TSC_GUEST_TAG}
-scenarios=${*:-boot suspend1 suspend3 switch freq tick settime leap calib accuracy selftests}
+scenarios=${*:-boot suspend1 suspend3 pause switch freq tick settime leap calib accuracy selftests}
 mkdir -p "$w"
 
 missing=""
@@ -152,11 +153,21 @@ case ${TSC_GUEST_LONG:-0} in
 1) limit=$((limit + 7500)) ;; # (about two hours)
 *) limit=$((limit + 2700 * $(echo $TSC_GUEST_LONG | wc -w))) ;; # (both runs of each: up to 20 min apiece)
 esac
+# A QMP socket: ci/qmp-pause.py stops and resumes the VM where the guest
+# asks (scenario pause).
+rm -f "$w/qmp.sock" "$w/qmp.log"
+python3 ci/qmp-pause.py "$w/qmp.sock" "$log" >"$w/qmp.log" 2>&1 &
+qmp=$!
 timeout $limit qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 512 -nographic -nodefaults \
     -no-reboot -monitor none -serial stdio -L /usr/share/seabios -global PIIX4_PM.disable_s3=0 \
+    -qmp "unix:$w/qmp.sock,server=on,wait=off" \
     -kernel "$w/kernel/vmlinuz" -initrd "$w/initramfs.cpio.gz" \
     -append "console=ttyS0 quiet panic=-1 tsc_guest=$list" </dev/null >"$log" 2>&1
 rc=$?
+sleep 1
+kill $qmp 2>/dev/null || true
+wait $qmp 2>/dev/null || true
+cat "$w/qmp.log"
 set -e
 tr -d '\r' <"$log" >"$log.txt"
 grep -a 'TSC-GUEST: \(scenario\|event\|backsteps\|done\)' "$log.txt" || true
@@ -166,6 +177,9 @@ for s in $scenarios; do
     [ "$s" = selftests ] && s=run:selftests
     grep -aq "^TSC-GUEST: scenario $s exit=0 " "$log.txt" || fail="$fail; $s did not pass"
 done
+case " $scenarios " in *" pause "*)
+    grep -q '^qmp-pause: paused' "$w/qmp.log" || fail="$fail; the guest was never paused through QMP" ;;
+esac
 # A selftest fails the lane where it failed through the interposer and
 # passed without it; one that fails without it too is the kernel's or the
 # emulator's (reported, not ours).
