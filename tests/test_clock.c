@@ -393,6 +393,25 @@ static void shift(int64_t line, int64_t real)
     tsc__claim_release(&tsc__g.cw, TSC__TLS_CW, mine);
 }
 
+/* The line moved back onto the clock where a test before left it far off
+ * (a failed expectation, a loaded emulator): shifted by the error and
+ * resynced until it agrees within 100 us, at most 20 times. (A shift
+ * leaves the clock's records behind the line: not for the tests of
+ * stamps.) */
+static void back_on_the_clock(void)
+{
+    int64_t e;
+    int i;
+    for (i = 0; i < 20; i++) {
+        e = error_now();
+        if (e > -100000 && e < 100000)
+            return;
+        shift(-e, 0);
+        sleep_ns(10000000);
+        (void)test_resync_ok(100);
+    }
+}
+
 /* A line 200 us ahead, beyond what 500 ppm of a 10 ms interval makes up,
  * runs slower until it meets the clock one interval plus its error later
  * (h x rate / (h + err): 10.2 ms here), never stepped back, never still. */
@@ -550,8 +569,9 @@ static void test_ten_seconds_ahead_closes_in_ten_seconds_and_an_interval(void **
                   (double)(t1 - t0) / 1e6, want / 1e6);
     EXPECT(e0 > 9990000000, "the line was not 10 s ahead after the shift: %lld ns", (long long)e0);
     EXPECT(back == 0 && after > before, "%ld reads went back after the resync", back);
-    EXPECT(fabs(closed - want) <= 0.01 * want + 2.0 * (double)agree_ns,
-           "closed %.0f ns of the error in %.0f ns, expected %.0f (+-1 %%)", closed,
+    /* (1 %; 2 % where emulated: a loaded emulator's stalls bend the 0.2 s) */
+    EXPECT(fabs(closed - want) <= (getenv("TSC_TEST_EMULATED") ? 0.02 : 0.01) * want + 2.0 * (double)agree_ns,
+           "closed %.0f ns of the error in %.0f ns, expected %.0f (+-1 %%, 2 %% emulated)", closed,
            (double)(t1 - t0), want);
     shift(-e1, 0); /* on the clock again, for the tests after this one */
     sleep_ns(10000000);
@@ -625,6 +645,7 @@ static void test_rate_change_beyond_0_1_percent_is_followed(void **state)
     int64_t e;
     (void)state;
     NEED_A_COUNTER();
+    back_on_the_clock();
     EXPECT(tsc__claim_try(&tsc__g.cw, TSC__TLS_CW, &mine, &tsc__g.cseq) > 0,
            "the clock's writer claim is taken");
     tsc__g.rate = tsc__dbits(cal * (1 - 0.002)); /* slow: stepped forward */
