@@ -422,7 +422,7 @@ static void let_the_writer_go_on(pthread_t t)
 static int child_late_record(void *arg)
 {
     uint32_t n1, n2, i, from;
-    uint64_t prev = 0, t;
+    uint64_t prev = 0, prev_ns = 0, t, ns;
     pthread_t th;
     (void)arg;
     tsc_init();
@@ -435,10 +435,15 @@ static int child_late_record(void *arg)
     from = n2 > TSC__HIST - 1 ? n2 - (TSC__HIST - 1) : 0;
     for (i = from; i < n2; i++) {
         t = TSC__LD64(&tsc__g.hist[0][i % TSC__HIST][0]);
-        WD_CHECK(i == from || t > prev, "record %u (ticks %llu) is not after record %u "
+        ns = TSC__LD64(&tsc__g.hist[0][i % TSC__HIST][1]);
+        /* (one counter value twice: a step forward, the old line's value
+         * there and then the new one's, later) */
+        WD_CHECK(i == from || t > prev || (t == prev && ns > prev_ns),
+                 "record %u (ticks %llu) is not after record %u "
                  "(ticks %llu): a late writer's record landed after newer ones", i,
                  (unsigned long long)t, i - 1, (unsigned long long)prev);
         prev = t;
+        prev_ns = ns;
     }
     fprintf(stderr, "records: %u when the late writer went on, %u after; in order\n", n1, n2);
     WD_CHECK(n2 >= n1, "the count of records went back from %u to %u", n1, n2);
