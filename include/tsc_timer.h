@@ -3958,6 +3958,22 @@ TSC__FN int tsc__stated_is_wrong(double hz)
 }
 
 #if defined(TSC__NR_ADJTIMEX)
+/* The kernel's struct timex of longs into t (modes, offset, freq,
+ * maxerror, esterror, status, constant, precision, tolerance, time (2),
+ * tick, ...), and what adjtime() has left to slew (ADJ_OFFSET_SS_READ),
+ * both read only. 0, or -1 where adjtimex cannot be read. */
+TSC__FN int tsc__adjtimex_read(long *t, long *adjtime_left)
+{
+    long a[32];
+    memset(t, 0, 32 * sizeof t[0]);
+    if (tsc__syscall(TSC__NR_ADJTIMEX, t) < 0)
+        return -1;
+    memset(a, 0, sizeof a);
+    a[0] = 0xa001; /* ADJ_OFFSET_SS_READ */
+    *adjtime_left = tsc__syscall(TSC__NR_ADJTIMEX, a) >= 0 ? a[1] : 0;
+    return 0;
+}
+
 /* How fast the kernel is slewing CLOCK_MONOTONIC now, in ppm, from a
  * read-only adjtimex: a tick off its nominal 10,000 us (ADJ_TICK: chrony's
  * fast slews, up to 10 %), an adjtime() offset still being slewed (500
@@ -3966,11 +3982,9 @@ TSC__FN int tsc__stated_is_wrong(double hz)
  * rate is what the calibration is to match. 0 where none, or unreadable. */
 TSC__FN double tsc__kernel_slew_ppm(void)
 {
-    long t[32]; /* struct timex: modes, offset, freq, maxerror, esterror,
-                   status, constant, precision, tolerance, time (2), tick, ... */
+    long t[32], left;
     double ppm = 0, off;
-    memset(t, 0, sizeof t);
-    if (tsc__syscall(TSC__NR_ADJTIMEX, t) < 0)
+    if (tsc__adjtimex_read(t, &left) < 0)
         return 0;
     if (t[11] > 0)
         ppm = tsc__fabs(TSC__CAST(double, t[11] - 10000)) * 100.0; /* USER_HZ 100 */
@@ -3979,9 +3993,7 @@ TSC__FN double tsc__kernel_slew_ppm(void)
         off /= TSC__CAST(double, 1L << (2 + t[6]));
         ppm += off < 500 ? off : 500;
     }
-    memset(t, 0, sizeof t);
-    t[0] = 0xa001; /* ADJ_OFFSET_SS_READ: what adjtime() has left to slew */
-    if (tsc__syscall(TSC__NR_ADJTIMEX, t) >= 0 && t[1] != 0)
+    if (left != 0)
         ppm += 500;
     return ppm;
 }
@@ -3993,16 +4005,13 @@ TSC__FN double tsc__kernel_slew_ppm(void)
  * measured rate.) Any process may read it; 0 where it cannot. */
 TSC__FN double tsc__kernel_rate(void)
 {
-    long t[32]; /* struct timex, as above */
+    long t[32], left;
     double f;
-    memset(t, 0, sizeof t);
-    if (tsc__syscall(TSC__NR_ADJTIMEX, t) < 0 || t[11] <= 0)
+    if (tsc__adjtimex_read(t, &left) < 0 || t[11] <= 0)
         return 0;
     f = TSC__CAST(double, t[11]) * 1e-4 + TSC__CAST(double, t[2]) / 65536e6;
-    memset(t, 0, sizeof t);
-    t[0] = 0xa001; /* ADJ_OFFSET_SS_READ */
-    if (tsc__syscall(TSC__NR_ADJTIMEX, t) >= 0 && t[1] != 0)
-        f += t[1] > 0 ? 500e-6 : -500e-6;
+    if (left != 0)
+        f += left > 0 ? 500e-6 : -500e-6;
     return f;
 }
 #else
